@@ -1,0 +1,41 @@
+// swift-tools-version:6.0
+// MapCore: a Swift core behind a stable C ABI (include/mapcore.h), shipped as libmapcore.so.
+import PackageDescription
+
+// The shared library carries its own copy of the Swift runtime (-static-stdlib) so it loads into
+// any C or Python process, and exports only the mc_* symbols of the header (exports.map), so two
+// Swift-built libraries in one host never see each other's runtime.
+let exportsMap = "\(Context.packageDirectory)/Sources/MapCoreCAPI/exports.map"
+
+let package = Package(
+    name: "MapCore",
+    products: [
+        .library(name: "mapcore", type: .dynamic, targets: ["MapCoreCAPI"]),
+        .executable(name: "mapcore-cli", targets: ["mapcore-cli"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"])]),
+        .systemLibrary(name: "CMapCoreABI"),
+        .target(name: "MapCore", dependencies: ["CGEOS"]),
+        .target(
+            name: "MapCoreCAPI",
+            dependencies: ["MapCore", "CMapCoreABI"],
+            exclude: ["exports.map"],
+            linkerSettings: [
+                .unsafeFlags([
+                    "-static-stdlib",
+                    "-Xlinker", "--version-script=\(exportsMap)",
+                    "-Xlinker", "-soname=libmapcore.so.0",
+                ]),
+            ]
+        ),
+        .executableTarget(
+            name: "mapcore-cli",
+            dependencies: ["MapCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .testTarget(name: "MapCoreTests", dependencies: ["MapCore"]),
+    ]
+)

@@ -1,0 +1,185 @@
+// GeoJSON: the RFC 7946 model, with every geometry's coordinates in flat contiguous storage.
+
+/// The seven RFC 7946 geometry types. Raw values are the C ABI's `MC_GEOMETRY_*` constants.
+public enum GeometryType: Int32, CaseIterable, Sendable {
+    case point = 1, multiPoint, lineString, multiLineString, polygon, multiPolygon, geometryCollection
+
+    /// The name used in GeoJSON's "type" member.
+    public var name: String {
+        switch self {
+        case .point: return "Point"
+        case .multiPoint: return "MultiPoint"
+        case .lineString: return "LineString"
+        case .multiLineString: return "MultiLineString"
+        case .polygon: return "Polygon"
+        case .multiPolygon: return "MultiPolygon"
+        case .geometryCollection: return "GeometryCollection"
+        }
+    }
+
+    public init?(name: String) {
+        guard let t = GeometryType.allCases.first(where: { $0.name == name }) else { return nil }
+        self = t
+    }
+
+    /// How many array levels the "coordinates" member has (a position counts as one).
+    var coordinateDepth: Int {
+        switch self {
+        case .point: return 1
+        case .multiPoint, .lineString: return 2
+        case .multiLineString, .polygon: return 3
+        case .multiPolygon: return 4
+        case .geometryCollection: return 0
+        }
+    }
+}
+
+/// A geometry. Positions are never objects: all of them sit in `xy` as interleaved
+/// longitude/latitude pairs, and the nesting of lines, rings and polygons is kept as end indices.
+public struct Geometry: Sendable {
+    public var type: GeometryType
+    /// Longitude and latitude of every position, interleaved (x0, y0, x1, y1, …), in document order.
+    public var xy: ContiguousArray<Double>
+    /// Altitude per position, present when any position of this geometry has one; NaN marks a
+    /// position written with two numbers only.
+    public var z: ContiguousArray<Double>?
+    /// MultiLineString lines, Polygon rings, MultiPolygon rings: the position index where each ends.
+    public var partEnds: ContiguousArray<Int>
+    /// MultiPolygon: the part (ring) index where each polygon ends.
+    public var polygonEnds: ContiguousArray<Int>
+    /// GeometryCollection members.
+    public var geometries: [Geometry]
+    /// The "bbox" member as written (2·n numbers); MapCore computes boxes from positions instead.
+    public var bbox: [Double]?
+    /// Members other than the standard ones, kept so that serialization gives them back.
+    public var foreignMembers: JSONObject
+
+    public init(type: GeometryType, xy: ContiguousArray<Double> = [], z: ContiguousArray<Double>? = nil,
+                partEnds: ContiguousArray<Int> = [], polygonEnds: ContiguousArray<Int> = [],
+                geometries: [Geometry] = [], bbox: [Double]? = nil, foreignMembers: JSONObject = JSONObject()) {
+        self.type = type
+        self.xy = xy
+        self.z = z
+        self.partEnds = partEnds
+        self.polygonEnds = polygonEnds
+        self.geometries = geometries
+        self.bbox = bbox
+        self.foreignMembers = foreignMembers
+    }
+
+    /// A Point at a position.
+    public static func point(_ lon: Double, _ lat: Double) -> Geometry {
+        Geometry(type: .point, xy: [lon, lat])
+    }
+
+    /// Number of positions held directly (GeometryCollection members not included).
+    public var positionCount: Int { xy.count / 2 }
+}
+
+extension Geometry: Equatable {
+    public static func == (a: Geometry, b: Geometry) -> Bool {
+        a.type == b.type && a.xy == b.xy && a.partEnds == b.partEnds && a.polygonEnds == b.polygonEnds
+            && a.geometries == b.geometries && a.bbox == b.bbox && a.foreignMembers == b.foreignMembers
+            && altitudesEqual(a.z, b.z)
+    }
+
+    private static func altitudesEqual(_ a: ContiguousArray<Double>?, _ b: ContiguousArray<Double>?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): return true
+        case let (a?, b?):
+            guard a.count == b.count else { return false }
+            for i in a.indices where !(a[i] == b[i] || (a[i].isNaN && b[i].isNaN)) { return false }
+            return true
+        default: return false
+        }
+    }
+}
+
+/// A feature id: RFC 7946 allows a string or a number.
+public enum FeatureID: Hashable, Sendable {
+    case string(String)
+    case int(Int64)
+    case uint(UInt64)
+    case double(Double)
+
+    public var jsonValue: JSONValue {
+        switch self {
+        case .string(let s): return .string(s)
+        case .int(let v): return .int(v)
+        case .uint(let v): return .uint(v)
+        case .double(let v): return .double(v)
+        }
+    }
+}
+
+public struct Feature: Equatable, Sendable {
+    public var id: FeatureID?
+    /// nil for `"geometry": null` (unlocated features).
+    public var geometry: Geometry?
+    /// nil for `"properties": null` or a missing member.
+    public var properties: JSONObject?
+    public var bbox: [Double]?
+    public var foreignMembers: JSONObject
+
+    public init(geometry: Geometry?, properties: JSONObject? = nil, id: FeatureID? = nil,
+                bbox: [Double]? = nil, foreignMembers: JSONObject = JSONObject()) {
+        self.id = id
+        self.geometry = geometry
+        self.properties = properties
+        self.bbox = bbox
+        self.foreignMembers = foreignMembers
+    }
+}
+
+public struct FeatureCollection: Equatable, Sendable {
+    public var features: [Feature]
+    public var bbox: [Double]?
+    public var foreignMembers: JSONObject
+
+    public init(features: [Feature] = [], bbox: [Double]? = nil, foreignMembers: JSONObject = JSONObject()) {
+        self.features = features
+        self.bbox = bbox
+        self.foreignMembers = foreignMembers
+    }
+}
+
+/// Any GeoJSON object.
+public enum GeoJSON: Equatable, Sendable {
+    case geometry(Geometry)
+    case feature(Feature)
+    case featureCollection(FeatureCollection)
+
+    /// Calls `body` with every geometry that holds positions directly (GeometryCollections are
+    /// opened), in document order. Iterative: no recursion over caller-supplied nesting.
+    public func forEachGeometry(_ body: (Geometry) throws -> Void) rethrows {
+        switch self {
+        case .geometry(let g): try Geometry.walk(g, body)
+        case .feature(let f): if let g = f.geometry { try Geometry.walk(g, body) }
+        case .featureCollection(let c):
+            for f in c.features { if let g = f.geometry { try Geometry.walk(g, body) } }
+        }
+    }
+
+    /// The features of a collection, the feature itself, or nothing for a bare geometry.
+    public var features: [Feature] {
+        switch self {
+        case .geometry: return []
+        case .feature(let f): return [f]
+        case .featureCollection(let c): return c.features
+        }
+    }
+}
+
+extension Geometry {
+    static func walk(_ root: Geometry, _ body: (Geometry) throws -> Void) rethrows {
+        guard root.type == .geometryCollection else { try body(root); return }
+        var stack: [(members: [Geometry], next: Int)] = [(root.geometries, 0)]
+        while let last = stack.indices.last {
+            let (members, next) = stack[last]
+            guard next < members.count else { stack.removeLast(); continue }
+            stack[last].next += 1
+            let g = members[next]
+            if g.type == .geometryCollection { stack.append((g.geometries, 0)) } else { try body(g) }
+        }
+    }
+}

@@ -1,0 +1,185 @@
+// JSON: serialization to UTF-8 bytes, compact or pretty, numbers in shortest round-trip form.
+
+/// Writes JSON into a byte array. Containers are opened and closed explicitly so the GeoJSON
+/// writer and the generic value writer share one comma/indent bookkeeping.
+public struct JSONWriter {
+    public private(set) var bytes: [UInt8] = []
+    public let pretty: Bool
+    private var open: [(hasItems: Bool, inline: Bool)] = []
+
+    public init(pretty: Bool = false, reserve: Int = 256) {
+        self.pretty = pretty
+        bytes.reserveCapacity(reserve)
+    }
+
+    public var string: String { String(decoding: bytes, as: UTF8.self) }
+
+    // MARK: containers
+
+    public mutating func openObject() { bytes.append(0x7B); open.append((false, false)) }
+    public mutating func closeObject() { close(0x7D) }
+
+    /// `inline` keeps the array on one line in pretty output (positions, bbox).
+    public mutating func openArray(inline: Bool = false) {
+        bytes.append(0x5B)
+        open.append((false, inline || (open.last?.inline ?? false)))
+    }
+    public mutating func closeArray() { close(0x5D) }
+
+    /// Starts the next member of the innermost object.
+    public mutating func key(_ name: String) {
+        separate()
+        writeString(name)
+        bytes.append(0x3A)
+        if pretty { bytes.append(0x20) }
+    }
+
+    /// Starts the next element of the innermost array.
+    public mutating func element() { separate() }
+
+    private mutating func separate() {
+        guard let last = open.indices.last else { return }
+        if open[last].hasItems { bytes.append(0x2C) }
+        open[last].hasItems = true
+        if pretty {
+            if open[last].inline {
+                if bytes.last == 0x2C { bytes.append(0x20) }
+            } else {
+                newline(indent: open.count)
+            }
+        }
+    }
+
+    private mutating func close(_ bracket: UInt8) {
+        guard let frame = open.popLast() else { return }
+        if pretty && frame.hasItems && !frame.inline { newline(indent: open.count) }
+        bytes.append(bracket)
+    }
+
+    private mutating func newline(indent: Int) {
+        bytes.append(0x0A)
+        for _ in 0..<indent { bytes.append(0x20); bytes.append(0x20) }
+    }
+
+    // MARK: scalars
+
+    public mutating func writeNull() { append("null") }
+    public mutating func writeBool(_ b: Bool) { append(b ? "true" : "false") }
+    public mutating func writeInt(_ v: Int64) { bytes.append(contentsOf: String(v).utf8) }
+    public mutating func writeUInt(_ v: UInt64) { bytes.append(contentsOf: String(v).utf8) }
+
+    /// Shortest text that parses back to the same Double. Integral values keep a ".0" so they
+    /// read back as doubles, not integers. Non-finite values have no JSON form and write `null`.
+    public mutating func writeDouble(_ d: Double) {
+        guard d.isFinite else { writeNull(); return }
+        bytes.append(contentsOf: d.description.utf8)
+    }
+
+    /// A coordinate: always a double in the model, so integral values print without ".0".
+    public mutating func writeCoordinate(_ d: Double) {
+        if d.isFinite && d == d.rounded(.towardZero) && abs(d) < 1e15 {
+            writeInt(Int64(d))
+        } else {
+            writeDouble(d)
+        }
+    }
+
+    public mutating func writeString(_ s: String) {
+        bytes.append(0x22)
+        var s = s
+        s.withUTF8 { utf8 in
+            var runStart = 0
+            for i in 0..<utf8.count {
+                let c = utf8[i]
+                guard c < 0x20 || c == 0x22 || c == 0x5C else { continue }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i]))
+                runStart = i + 1
+                switch c {
+                case 0x22: append("\\\"")
+                case 0x5C: append("\\\\")
+                case 0x0A: append("\\n")
+                case 0x0D: append("\\r")
+                case 0x09: append("\\t")
+                case 0x08: append("\\b")
+                case 0x0C: append("\\f")
+                default:
+                    append("\\u00")
+                    bytes.append(hexDigit(c >> 4))
+                    bytes.append(hexDigit(c & 0xF))
+                }
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+        }
+        bytes.append(0x22)
+    }
+
+    /// Writes any value. Recursion is bounded by the parse depth limit of every value that
+    /// reaches the model.
+    public mutating func writeValue(_ v: JSONValue) {
+        switch v {
+        case .null: writeNull()
+        case .bool(let b): writeBool(b)
+        case .int(let i): writeInt(i)
+        case .uint(let u): writeUInt(u)
+        case .double(let d): writeDouble(d)
+        case .string(let s): writeString(s)
+        case .array(let a):
+            openArray()
+            for item in a { element(); writeValue(item) }
+            closeArray()
+        case .object(let o):
+            writeObject(o)
+        }
+    }
+
+    public mutating func writeObject(_ o: JSONObject) {
+        openObject()
+        for m in o { key(m.key); writeValue(m.value) }
+        closeObject()
+    }
+
+    private mutating func append(_ s: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+    }
+
+    private func hexDigit(_ v: UInt8) -> UInt8 { v < 10 ? 0x30 + v : 0x61 + v - 10 }
+}
+
+/// Whole-value JSON entry points.
+public enum JSON {
+    /// Parses one JSON value; anything but whitespace after it is an error.
+    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, limits: ParseLimits = ParseLimits()) throws(MapCoreError) -> JSONValue {
+        var reader = JSONReader(bytes, limits: limits)
+        do {
+            let value = try reader.readValue()
+            try reader.expectEnd()
+            return value
+        } catch {
+            throw error.located(in: bytes)
+        }
+    }
+
+    public static func parse(_ text: String, limits: ParseLimits = ParseLimits()) throws(MapCoreError) -> JSONValue {
+        try withBytes(of: text) { (b) throws(MapCoreError) -> JSONValue in try parse(b, limits: limits) }
+    }
+
+    public static func serialize(_ value: JSONValue, pretty: Bool = false) -> String {
+        var w = JSONWriter(pretty: pretty)
+        w.writeValue(value)
+        return w.string
+    }
+}
+
+extension JSONReader {
+    mutating func expectEnd() throws(PositionedError) {
+        skipWhitespace()
+        guard atEnd else { throw fail("Unexpected data after the end of the JSON value.") }
+    }
+}
+
+/// Runs `body` over the UTF-8 bytes of `text`, keeping the typed error.
+func withBytes<T>(of text: String, _ body: (UnsafeBufferPointer<UInt8>) throws(MapCoreError) -> T) throws(MapCoreError) -> T {
+    var text = text
+    let result: Result<T, MapCoreError> = text.withUTF8 { b in Result { () throws(MapCoreError) -> T in try body(b) } }
+    return try result.get()
+}

@@ -1,0 +1,186 @@
+// C boundary: the one funnel every entry point goes through. It validates handles, turns thrown
+// errors into status codes, and records the message in a per-thread error record.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import CMapCoreABI
+import MapCore
+
+// MARK: handles
+
+/// Kinds of object a C handle can point to, so a handle of one kind passed as another is misuse.
+enum HandleKind: UInt8 {
+    case geojson
+}
+
+/// Every live handle, so NULL, freed and foreign pointers are refused instead of dereferenced.
+/// Lookups take a shared lock and retain the object before releasing it, so a concurrent free
+/// cannot pull an object out from under a call that already started.
+final class HandleRegistry: @unchecked Sendable {
+    private let lock: UnsafeMutablePointer<pthread_rwlock_t>
+    private var live: [UInt: HandleKind] = [:]
+
+    init() {
+        lock = UnsafeMutablePointer<pthread_rwlock_t>.allocate(capacity: 1)
+        lock.initialize(to: pthread_rwlock_t())
+        pthread_rwlock_init(lock, nil)
+    }
+
+    func register(_ object: AnyObject, kind: HandleKind) -> OpaquePointer {
+        let raw = Unmanaged.passRetained(object).toOpaque()
+        pthread_rwlock_wrlock(lock)
+        live[UInt(bitPattern: raw)] = kind
+        pthread_rwlock_unlock(lock)
+        return OpaquePointer(raw)
+    }
+
+    func lookup<T: AnyObject>(_ handle: OpaquePointer?, kind: HandleKind, as type: T.Type) -> T? {
+        guard let handle else { return nil }
+        let raw = UnsafeMutableRawPointer(handle)
+        pthread_rwlock_rdlock(lock)
+        defer { pthread_rwlock_unlock(lock) }
+        guard live[UInt(bitPattern: raw)] == kind else { return nil }
+        return Unmanaged<AnyObject>.fromOpaque(raw).takeUnretainedValue() as? T
+    }
+
+    /// Drops the handle's reference; unknown pointers are ignored.
+    func release(_ handle: OpaquePointer?, kind: HandleKind) {
+        guard let handle else { return }
+        let raw = UnsafeMutableRawPointer(handle)
+        pthread_rwlock_wrlock(lock)
+        let known = live[UInt(bitPattern: raw)] == kind
+        if known { live[UInt(bitPattern: raw)] = nil }
+        pthread_rwlock_unlock(lock)
+        if known { Unmanaged<AnyObject>.fromOpaque(raw).release() }
+    }
+}
+
+let handles = HandleRegistry()
+
+func misuse(_ what: String) -> MapCoreError {
+    MapCoreError(.misuse, "\(what) is not a live handle (NULL, already freed, or of another kind).")
+}
+
+// MARK: per-thread error record
+
+/// The error record of one thread; the C struct and its strings live as long as the record.
+final class ErrorRecord {
+    let record: UnsafeMutablePointer<mc_error>
+    private var message: UnsafeMutablePointer<CChar>?
+    private var path: UnsafeMutablePointer<CChar>?
+
+    init() {
+        record = UnsafeMutablePointer<mc_error>.allocate(capacity: 1)
+        record.initialize(to: mc_error())
+        clear()
+    }
+
+    deinit {
+        free(message)
+        free(path)
+        record.deinitialize(count: 1)
+        record.deallocate()
+    }
+
+    func clear() {
+        set(code: 0, message: "", path: "", offset: -1, line: 0, column: 0)
+    }
+
+    func set(_ error: MapCoreError) {
+        let loc = error.location
+        set(code: error.code.rawValue, message: error.message, path: loc?.path ?? "",
+            offset: Int64(loc?.offset ?? -1), line: Int64(loc?.line ?? 0), column: Int64(loc?.column ?? 0))
+    }
+
+    private func set(code: Int32, message text: String, path pathText: String, offset: Int64, line: Int64, column: Int64) {
+        free(message)
+        free(path)
+        message = strdup(text)
+        path = strdup(pathText)
+        record.pointee.code = code
+        record.pointee.message = UnsafePointer(message) ?? ErrorRecord.emptyString
+        record.pointee.path = UnsafePointer(path) ?? ErrorRecord.emptyString
+        record.pointee.offset = offset
+        record.pointee.line = line
+        record.pointee.column = column
+    }
+
+    private static var emptyString: UnsafePointer<CChar> {
+        UnsafeRawPointer(("" as StaticString).utf8Start).assumingMemoryBound(to: CChar.self)
+    }
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key) { raw in
+            guard let raw else { return }
+            Unmanaged<ErrorRecord>.fromOpaque(raw).release()
+        }
+        return key
+    }()
+
+    /// This thread's record, created on first use and freed when the thread exits.
+    static var current: ErrorRecord {
+        if let raw = pthread_getspecific(key) {
+            return Unmanaged<ErrorRecord>.fromOpaque(raw).takeUnretainedValue()
+        }
+        let fresh = ErrorRecord()
+        pthread_setspecific(key, Unmanaged.passRetained(fresh).toOpaque())
+        return fresh
+    }
+}
+
+// MARK: the funnel
+
+/// Runs one entry point: returns MC_OK, or records the thrown error and returns its code.
+@inline(__always)
+func boundary(_ body: () throws(MapCoreError) -> Void) -> Int32 {
+    do {
+        try body()
+        return 0
+    } catch {
+        ErrorRecord.current.set(error)
+        return error.code.rawValue
+    }
+}
+
+/// A required out-pointer, or an invalid-argument error naming it.
+@inline(__always)
+func required<T>(_ pointer: UnsafeMutablePointer<T>?, _ name: StaticString) throws(MapCoreError) -> UnsafeMutablePointer<T> {
+    guard let pointer else { throw MapCoreError(.invalidArgument, "\(name) must not be NULL.") }
+    return pointer
+}
+
+/// A caller byte buffer as a Swift buffer; NULL is accepted only with length 0.
+func inputBytes(_ data: UnsafePointer<CChar>?, _ len: Int, _ name: StaticString) throws(MapCoreError) -> UnsafeBufferPointer<UInt8> {
+    guard let data else {
+        guard len == 0 else { throw MapCoreError(.invalidArgument, "\(name) is NULL but its length is \(len).") }
+        return UnsafeBufferPointer(start: nil, count: 0)
+    }
+    return UnsafeBufferPointer(start: UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: len)
+}
+
+/// Caller positions (count pairs) as a Swift buffer of 2·count doubles.
+func inputPositions(_ xy: UnsafePointer<Double>?, _ count: Int, _ name: StaticString) throws(MapCoreError) -> UnsafeBufferPointer<Double> {
+    guard let xy else {
+        guard count == 0 else { throw MapCoreError(.invalidArgument, "\(name) is NULL but count is \(count).") }
+        return UnsafeBufferPointer(start: nil, count: 0)
+    }
+    let (doubles, overflow) = count.multipliedReportingOverflow(by: 2)
+    guard !overflow, count >= 0 else { throw MapCoreError(.invalidArgument, "count \(count) is too large.") }
+    return UnsafeBufferPointer(start: xy, count: doubles)
+}
+
+/// Moves bytes into a library-owned, NUL-terminated mc_buf. What `out` held is overwritten,
+/// never freed: an uninitialised struct from the caller must not be passed to free().
+func fill(_ out: UnsafeMutablePointer<mc_buf>, with bytes: [UInt8]) throws(MapCoreError) {
+    guard let data = malloc(bytes.count + 1)?.assumingMemoryBound(to: CChar.self) else {
+        throw MapCoreError(.outOfMemory, "Could not allocate \(bytes.count + 1) bytes.")
+    }
+    bytes.withUnsafeBytes { src in
+        if let base = src.baseAddress { memcpy(data, base, src.count) }
+    }
+    data[bytes.count] = 0
+    out.pointee = mc_buf(data: data, len: bytes.count)
+}

@@ -1,0 +1,115 @@
+/*
+ * MapCore GeoJSON: parse RFC 7946 GeoJSON into an immutable handle, and serialize it back.
+ * Include <mapcore.h> rather than this file.
+ *
+ * What the parser accepts (and decides where the RFC leaves room):
+ *   - Every geometry type, Feature and FeatureCollection, with "bbox" members (4 or 6 numbers).
+ *   - Feature ids that are strings or numbers; "geometry": null; "properties": null. A Feature
+ *     missing "geometry" or "properties" reads as null for that member.
+ *   - Property values of any JSON type. Integers stay exact in 64 bits (signed, or unsigned up
+ *     to 18446744073709551615); other numbers are doubles. Duplicate keys: the last one wins.
+ *   - Foreign members (members GeoJSON does not define) are kept and serialized back.
+ *   - Positions of 2 or 3 numbers (longitude, latitude, altitude).
+ *   - `"coordinates": []` as the empty geometry of any type.
+ *   - Nesting up to mc_parse_options.max_depth levels (default 256).
+ * What it rejects, with the line, column and JSONPath of the offending value:
+ *   - Invalid JSON, invalid UTF-8 (in strings, including lone surrogate escapes), trailing data,
+ *     numbers outside the double range (MC_E_PARSE).
+ *   - Unknown "type" names, a missing "type", wrong coordinate nesting, non-numeric
+ *     coordinates, a LineString of one position, a line of fewer than 2 positions in a
+ *     MultiLineString, linear rings of fewer than 4 positions, rings whose first and last
+ *     positions differ (MapCore does not close them for you) (MC_E_INVALID_GEOJSON).
+ *   - Positions of more than 3 numbers (MC_E_UNSUPPORTED).
+ *   - Nesting deeper than the limit (MC_E_LIMIT).
+ * A failed parse creates nothing.
+ *
+ * Threads: a mc_geojson is immutable; any number of threads may read it at once. Free it only
+ * when no other call is using it.
+ */
+#ifndef MAPCORE_GEOJSON_H
+#define MAPCORE_GEOJSON_H
+
+#include "common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A parsed GeoJSON object (geometry, Feature or FeatureCollection). */
+typedef struct mc_geojson mc_geojson;
+
+/* What a mc_geojson holds. */
+enum {
+    MC_GEOJSON_GEOMETRY = 1,
+    MC_GEOJSON_FEATURE = 2,
+    MC_GEOJSON_FEATURE_COLLECTION = 3
+};
+
+/* Geometry types (MC_GEOMETRY_NONE for a feature whose geometry is null). */
+enum {
+    MC_GEOMETRY_NONE = 0,
+    MC_GEOMETRY_POINT = 1,
+    MC_GEOMETRY_MULTI_POINT = 2,
+    MC_GEOMETRY_LINE_STRING = 3,
+    MC_GEOMETRY_MULTI_LINE_STRING = 4,
+    MC_GEOMETRY_POLYGON = 5,
+    MC_GEOMETRY_MULTI_POLYGON = 6,
+    MC_GEOMETRY_COLLECTION = 7
+};
+
+#define MC_PARSE_OPTIONS_VERSION 1
+#define MC_MAX_DEPTH_DEFAULT 256
+#define MC_MAX_DEPTH_LIMIT 1024
+
+/* Parse options. Initialise with MC_PARSE_OPTIONS_INIT, then set what you need; fields added
+ * later come with a new version number, so old callers keep working. */
+typedef struct mc_parse_options {
+    uint32_t version;   /* MC_PARSE_OPTIONS_VERSION */
+    uint32_t max_depth; /* deepest array/object nesting accepted; 0 = MC_MAX_DEPTH_DEFAULT,
+                           at most MC_MAX_DEPTH_LIMIT */
+} mc_parse_options;
+
+#define MC_PARSE_OPTIONS_INIT {MC_PARSE_OPTIONS_VERSION, 0}
+
+/* Parses `len` bytes of GeoJSON text at `json` (need not be NUL-terminated).
+ * options: NULL for defaults.
+ * out: receives a new handle, owned by the caller, freed with mc_geojson_free(); set only on
+ *      success.
+ * Errors: MC_E_INVALID_ARGUMENT (json NULL with len > 0, out NULL, bad options),
+ *         MC_E_PARSE, MC_E_INVALID_GEOJSON, MC_E_UNSUPPORTED, MC_E_LIMIT (see above),
+ *         MC_E_NO_MEMORY. The error record gives line, column, byte offset and JSONPath.
+ * Thread-safe. */
+MC_API int mc_geojson_parse(const char *json, size_t len, const mc_parse_options *options,
+                            mc_geojson **out);
+
+/* Frees a handle. NULL does nothing; a pointer that is not a live handle is ignored. */
+MC_API void mc_geojson_free(mc_geojson *geojson);
+
+/* Which kind of object the handle holds (MC_GEOJSON_*).
+ * Errors: MC_E_MISUSE (not a live handle), MC_E_INVALID_ARGUMENT (out NULL). */
+MC_API int mc_geojson_kind(const mc_geojson *geojson, int *out_kind);
+
+/* Number of features: the collection's size, 1 for a Feature, 0 for a bare geometry.
+ * Errors: MC_E_MISUSE, MC_E_INVALID_ARGUMENT. */
+MC_API int mc_geojson_feature_count(const mc_geojson *geojson, size_t *out_count);
+
+/* The geometry type (MC_GEOMETRY_*) of a bare geometry, or of the Feature's geometry
+ * (MC_GEOMETRY_NONE when null). For a FeatureCollection: MC_E_INVALID_ARGUMENT.
+ * Errors: MC_E_MISUSE, MC_E_INVALID_ARGUMENT. */
+MC_API int mc_geojson_geometry_type(const mc_geojson *geojson, int *out_type);
+
+/* Serialization flags. */
+#define MC_SERIALIZE_PRETTY 1u /* two-space indentation, positions on one line */
+
+/* Writes the handle back as GeoJSON text into `out` (overwritten; see mc_buf_dispose).
+ * Numbers use the shortest text that reads back to the same double; integers stay exact.
+ * Parsing the output gives an equal value. Members come in a fixed order ("type", "id",
+ * "bbox", "geometry"/"coordinates"/"geometries", "properties"), foreign members after them.
+ * Errors: MC_E_MISUSE, MC_E_INVALID_ARGUMENT (out NULL, unknown flags), MC_E_NO_MEMORY. */
+MC_API int mc_geojson_serialize(const mc_geojson *geojson, unsigned flags, mc_buf *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MAPCORE_GEOJSON_H */
