@@ -1,1 +1,112 @@
-print("x")
+// Command-line tool: the library's operations on files or standard input.
+import ArgumentParser
+import MapCore
+
+@main
+struct MapCoreCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mapcore",
+        abstract: "MapCore: GeoJSON, geometry and map logic from the command line.",
+        version: "\(MapCoreVersion.string)",
+        subcommands: [Info.self, BBox.self, Hull.self]
+    )
+}
+
+/// Options shared by every command that reads one GeoJSON input.
+struct InputOptions: ParsableArguments {
+    @Argument(help: "GeoJSON file to read, or - for standard input.")
+    var file: String = "-"
+
+    func load() throws -> GeoJSON {
+        let bytes = try FileIO.read(path: file)
+        do {
+            return try bytes.withUnsafeBufferPointer { (b) throws(MapCoreError) in try GeoJSONParser.parse(b) }
+        } catch {
+            throw InputError(description: "\(file): \(error)")
+        }
+    }
+}
+
+/// A problem with the input data: reported without the usage text, exit status 1.
+struct InputError: Error, CustomStringConvertible {
+    var description: String
+}
+
+struct Info: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Summarize a GeoJSON file: features by geometry type, property keys, bounding box.")
+
+    @OptionGroup var input: InputOptions
+    @Flag(help: "Print the parsed GeoJSON back, pretty-printed, after the summary.")
+    var pretty = false
+
+    func run() throws {
+        let value = try input.load()
+        let features = value.features
+        print("kind: \(kindName(value))")
+        print("features: \(features.count)")
+        if case .geometry(let g) = value { print("geometry: \(g.type.name)") }
+        var byType: [String: Int] = [:]
+        var keys: [String: Int] = [:]
+        var keyOrder: [String] = []
+        for f in features {
+            byType[f.geometry?.type.name ?? "null", default: 0] += 1
+            for m in f.properties ?? JSONObject() {
+                if keys[m.key] == nil { keyOrder.append(m.key) }
+                keys[m.key, default: 0] += 1
+            }
+        }
+        for name in GeometryType.allCases.map(\.name) + ["null"] {
+            if let n = byType[name] { print("  \(name): \(n)") }
+        }
+        print("positions: \(Positions.count(of: value))")
+        if keyOrder.isEmpty {
+            print("property keys: none")
+        } else {
+            print("property keys:")
+            for k in keyOrder { print("  \(k) (\(keys[k] ?? 0) features)") }
+        }
+        print("bbox: \(BoundingBox.of(value).map(format) ?? "none (no positions)")")
+        if pretty { print(value.serializedString(pretty: true)) }
+    }
+
+    private func kindName(_ v: GeoJSON) -> String {
+        switch v {
+        case .geometry: return "Geometry"
+        case .feature: return "Feature"
+        case .featureCollection: return "FeatureCollection"
+        }
+    }
+}
+
+func format(_ b: BoundingBox) -> String {
+    "[\(b.west), \(b.south), \(b.east), \(b.north)]"
+}
+
+struct BBox: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bbox",
+        abstract: "Print the bounding box [west, south, east, north] of every position, or null.")
+
+    @OptionGroup var input: InputOptions
+
+    func run() throws {
+        let value = try input.load()
+        print(BoundingBox.of(value).map(format) ?? "null")
+    }
+}
+
+struct Hull: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print the convex hull of every position as a GeoJSON geometry, or null.")
+
+    @OptionGroup var input: InputOptions
+    @Flag(help: "Indent the output.")
+    var pretty = false
+
+    func run() throws {
+        let value = try input.load()
+        guard let hull = try ConvexHull.geometry(of: value) else { print("null"); return }
+        print(GeoJSON.geometry(hull).serializedString(pretty: pretty))
+    }
+}

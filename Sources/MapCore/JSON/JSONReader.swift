@@ -240,7 +240,6 @@ struct JSONReader {
         var mantissa: UInt64 = 0
         var exp10 = 0
         var truncated = false
-        let cap: UInt64 = (UInt64.max - 9) / 10
 
         let firstDigit = byte(p) &- 0x30
         guard firstDigit < 10 else { throw fail(negative ? "Invalid number: expected a digit after '-'." : "Unexpected character: expected a value.", at: p) }
@@ -251,7 +250,7 @@ struct JSONReader {
             while true {
                 let d = byte(p) &- 0x30
                 guard d < 10 else { break }
-                if mantissa <= cap { mantissa = mantissa &* 10 &+ UInt64(d) } else { truncated = true; exp10 += 1 }
+                if let m = appendDigit(mantissa, d) { mantissa = m } else { truncated = true; exp10 += 1 }
                 p += 1
             }
         }
@@ -263,7 +262,7 @@ struct JSONReader {
             while true {
                 let d = byte(p) &- 0x30
                 guard d < 10 else { break }
-                if mantissa <= cap { mantissa = mantissa &* 10 &+ UInt64(d); exp10 -= 1 } else { truncated = true }
+                if let m = appendDigit(mantissa, d) { mantissa = m; exp10 -= 1 } else { truncated = true }
                 p += 1
             }
         }
@@ -294,6 +293,13 @@ struct JSONReader {
         }
         return .double(try finishDouble(mantissa: mantissa, exp10: exp10, negative: negative,
                                         exact: !truncated, start: start))
+    }
+
+    /// `m * 10 + d`, or nil when that leaves 64 bits.
+    @inline(__always) private func appendDigit(_ m: UInt64, _ d: UInt8) -> UInt64? {
+        let (times10, o1) = m.multipliedReportingOverflow(by: 10)
+        let (sum, o2) = times10.addingReportingOverflow(UInt64(d))
+        return o1 || o2 ? nil : sum
     }
 
     /// Reads a number as a Double (coordinates, bbox), whatever its JSON form.

@@ -1,0 +1,81 @@
+// Tests of the header-only C++ wrapper (bindings/cpp/mapcore.hpp). Prints "N passed, M failed".
+#include "mapcore.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <utility>
+
+static int passed = 0, failed = 0;
+#define CHECK(cond)                                                                \
+    do {                                                                           \
+        if (cond) {                                                                \
+            ++passed;                                                              \
+        } else {                                                                   \
+            ++failed;                                                              \
+            std::printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);            \
+        }                                                                          \
+    } while (0)
+
+int main(int argc, char **argv) {
+    std::string dir = argc > 1 ? argv[1] : ".";
+    CHECK(mapcore::version() == MC_VERSION);
+
+    auto g = mapcore::GeoJSON::parse(R"({"type":"MultiPoint","coordinates":[[0,0],[2,0],[2,2],[0,2],[1,1]]})");
+    CHECK(g.kind() == MC_GEOJSON_GEOMETRY);
+    CHECK(g.geometry_type() == MC_GEOMETRY_MULTI_POINT);
+    auto box = g.bbox();
+    CHECK(box && box->west == 0 && box->south == 0 && box->east == 2 && box->north == 2);
+    auto pts = g.positions();
+    CHECK(pts.size() == 5 && pts[4].lon == 1 && pts[4].lat == 1);
+    auto hull = g.convex_hull();
+    CHECK(hull && hull->to_json() == R"({"type":"Polygon","coordinates":[[[0,0],[2,0],[2,2],[0,2],[0,0]]]})");
+
+    // Move semantics: the moved-from handle is empty and freeing it is harmless.
+    mapcore::GeoJSON moved = std::move(g);
+    CHECK(moved.feature_count() == 0);
+    try {
+        (void)g.kind();
+        CHECK(false);
+    } catch (const mapcore::Error &e) {
+        CHECK(e.code() == MC_E_MISUSE);
+    }
+
+    try {
+        mapcore::GeoJSON::parse("{\"type\":\"Point\",\n\"coordinates\":[1,true]}");
+        CHECK(false);
+    } catch (const mapcore::Error &e) {
+        CHECK(e.code() == MC_E_INVALID_GEOJSON);
+        CHECK(e.line() == 2 && e.column() == 18);
+        CHECK(e.path() == "$.coordinates[1]");
+    }
+
+    auto empty = mapcore::GeoJSON::parse(R"({"type":"FeatureCollection","features":[]})");
+    CHECK(!empty.bbox());
+    CHECK(!empty.convex_hull());
+
+    mapcore::BBox cross{170, -10, -170, 10};
+    CHECK(cross.crosses_antimeridian());
+    CHECK(cross.contains(-175, 0));
+    CHECK(cross.split_antimeridian().size() == 2);
+    CHECK(cross.intersects(mapcore::BBox{-175, 0, -160, 5}));
+    auto merged = mapcore::BBox{0, 0, 1, 1}.merged(mapcore::BBox{2, 2, 3, 3});
+    CHECK(merged.west == 0 && merged.north == 3);
+
+    auto flat = mapcore::convex_hull({{0, 0}, {1, 1}, {2, 2}});
+    CHECK(flat.size() == 2 && flat[1].lon == 2);
+    CHECK(mapcore::bbox({{3, 4}})->east == 3);
+    CHECK(!mapcore::bbox({}));
+
+    std::ifstream in(dir + "/places.geojson");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    auto places = mapcore::GeoJSON::parse(ss.str());
+    CHECK(places.feature_count() == 163);
+    auto round = mapcore::GeoJSON::parse(places.to_json(true));
+    CHECK(round.to_json() == places.to_json());
+
+    std::printf("%d passed, %d failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+}

@@ -1,0 +1,634 @@
+/* Tests of every exported function of include/mapcore.h, including NULL, misuse, limits and
+ * threads. Expected values are worked out by hand from the inputs written here.
+ * usage: test_mapcore DATA_DIR   (prints "N passed, M failed") */
+#include <mapcore.h>
+
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int passed, failed;
+static const char *current_test = "";
+
+#define CHECK(cond)                                                                          \
+    do {                                                                                     \
+        if (cond) {                                                                          \
+            passed++;                                                                        \
+        } else {                                                                             \
+            failed++;                                                                        \
+            printf("FAIL %s:%d in %s: %s\n", __FILE__, __LINE__, current_test, #cond);      \
+        }                                                                                    \
+    } while (0)
+
+#define CHECK_STATUS(call, expected)                                                         \
+    do {                                                                                     \
+        int st_ = (call);                                                                    \
+        if (st_ == (expected)) {                                                             \
+            passed++;                                                                        \
+        } else {                                                                             \
+            failed++;                                                                        \
+            printf("FAIL %s:%d in %s: %s returned %d (%s), expected %d; last error: %s\n",  \
+                   __FILE__, __LINE__, current_test, #call, st_, mc_errstr(st_), expected,   \
+                   mc_last_error()->message);                                                \
+        }                                                                                    \
+    } while (0)
+
+static const char *data_dir = ".";
+
+static mc_geojson *parse(const char *json) {
+    mc_geojson *g = NULL;
+    if (mc_geojson_parse(json, strlen(json), NULL, &g) != MC_OK) {
+        printf("  parse failed for %s: %s\n", json, mc_last_error()->message);
+        return NULL;
+    }
+    return g;
+}
+
+/* Serialized text of a handle, malloc'd (caller frees), or NULL. */
+static char *serialize(const mc_geojson *g, unsigned flags) {
+    mc_buf buf = MC_BUF_INIT;
+    char *copy;
+    if (mc_geojson_serialize(g, flags, &buf) != MC_OK) return NULL;
+    copy = malloc(buf.len + 1);
+    memcpy(copy, buf.data, buf.len + 1);
+    mc_buf_dispose(&buf);
+    return copy;
+}
+
+static char *read_file(const char *name, size_t *len) {
+    char path[4096];
+    FILE *f;
+    char *data = NULL;
+    long size;
+    snprintf(path, sizeof path, "%s/%s", data_dir, name);
+    f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    data = malloc((size_t)size + 1);
+    *len = fread(data, 1, (size_t)size, f);
+    fclose(f);
+    return data;
+}
+
+/* ---- versions and status names -------------------------------------------------------- */
+
+static void test_versions(void) {
+    current_test = "versions";
+    CHECK(strcmp(mc_version(), MC_VERSION) == 0);
+    CHECK(mc_version_number() == MC_VERSION_NUMBER);
+    CHECK(mc_abi_version() == MC_ABI_VERSION);
+    CHECK(strncmp(mc_geos_version(), "3.", 2) == 0);
+    CHECK(strcmp(mc_errstr(MC_OK), "ok") == 0);
+    CHECK(strcmp(mc_errstr(MC_E_PARSE), "parse error") == 0);
+    CHECK(strcmp(mc_errstr(MC_E_MISUSE), "library misuse") == 0);
+    CHECK(strcmp(mc_errstr(12345), "unknown error") == 0);
+    CHECK(strcmp(mc_errstr(-12345), "unknown error") == 0);
+}
+
+/* ---- parsing: success ------------------------------------------------------------------ */
+
+static void test_parse_kinds(void) {
+    mc_geojson *g;
+    int kind = -1, type = -1;
+    size_t count = 99;
+    current_test = "parse_kinds";
+
+    g = parse("{\"type\":\"Point\",\"coordinates\":[1,2]}");
+    CHECK(g != NULL);
+    CHECK_STATUS(mc_geojson_kind(g, &kind), MC_OK);
+    CHECK(kind == MC_GEOJSON_GEOMETRY);
+    CHECK_STATUS(mc_geojson_geometry_type(g, &type), MC_OK);
+    CHECK(type == MC_GEOMETRY_POINT);
+    CHECK_STATUS(mc_geojson_feature_count(g, &count), MC_OK);
+    CHECK(count == 0);
+    mc_geojson_free(g);
+
+    g = parse("{\"type\":\"Feature\",\"geometry\":null,\"properties\":null}");
+    CHECK_STATUS(mc_geojson_kind(g, &kind), MC_OK);
+    CHECK(kind == MC_GEOJSON_FEATURE);
+    CHECK_STATUS(mc_geojson_geometry_type(g, &type), MC_OK);
+    CHECK(type == MC_GEOMETRY_NONE);
+    CHECK_STATUS(mc_geojson_feature_count(g, &count), MC_OK);
+    CHECK(count == 1);
+    mc_geojson_free(g);
+
+    g = parse("{\"features\":[{\"type\":\"Feature\",\"properties\":{},\"geometry\":{\"coordinates\":[[[0,0],[1,0],[1,1],[0,0]]],\"type\":\"MultiLineString\"}}],\"type\":\"FeatureCollection\"}");
+    CHECK_STATUS(mc_geojson_kind(g, &kind), MC_OK);
+    CHECK(kind == MC_GEOJSON_FEATURE_COLLECTION);
+    CHECK_STATUS(mc_geojson_feature_count(g, &count), MC_OK);
+    CHECK(count == 1);
+    CHECK_STATUS(mc_geojson_geometry_type(g, &type), MC_E_INVALID_ARGUMENT);
+    mc_geojson_free(g);
+
+    g = parse("{\"type\":\"GeometryCollection\",\"geometries\":[{\"type\":\"MultiPolygon\",\"coordinates\":[[[[0,0],[1,0],[1,1],[0,0]],[[0.1,0.1],[0.2,0.1],[0.2,0.2],[0.1,0.1]]]]},{\"type\":\"GeometryCollection\",\"geometries\":[]}]}");
+    CHECK(g != NULL);
+    CHECK_STATUS(mc_geojson_geometry_type(g, &type), MC_OK);
+    CHECK(type == MC_GEOMETRY_COLLECTION);
+    mc_geojson_free(g);
+}
+
+static void test_parse_file(void) {
+    size_t len = 0, count = 0;
+    char *json = read_file("places.geojson", &len);
+    mc_geojson *g = NULL;
+    current_test = "parse_file";
+    CHECK(json != NULL);
+    if (!json) return;
+    CHECK_STATUS(mc_geojson_parse(json, len, NULL, &g), MC_OK);
+    CHECK_STATUS(mc_geojson_feature_count(g, &count), MC_OK);
+    CHECK(count == 163); /* 162 points and Null Island (fixtures/supercluster/README.md) */
+    CHECK_STATUS(mc_geojson_position_count(g, &count), MC_OK);
+    CHECK(count == 162);
+    mc_geojson_free(g);
+
+    /* A truncated file fails cleanly wherever it is cut. */
+    {
+        size_t cut;
+        int all_failed = 1;
+        for (cut = 0; cut < len; cut += len / 97 + 1) {
+            g = NULL;
+            if (mc_geojson_parse(json, cut, NULL, &g) != MC_E_PARSE || g != NULL) all_failed = 0;
+        }
+        CHECK(all_failed);
+    }
+    free(json);
+}
+
+/* ---- parsing: errors -------------------------------------------------------------------- */
+
+static void expect_error(const char *json, size_t len, int code, const char *path, long line, long column) {
+    mc_geojson *sentinel = (mc_geojson *)&passed; /* must stay untouched on failure */
+    mc_geojson *g = sentinel;
+    const mc_error *e;
+    CHECK_STATUS(mc_geojson_parse(json, len, NULL, &g), code);
+    CHECK(g == sentinel);
+    e = mc_last_error();
+    CHECK(e->code == code);
+    CHECK(e->message != NULL && e->message[0] != '\0');
+    if (path && strcmp(e->path, path) != 0) {
+        failed++;
+        printf("FAIL path for %.60s: got %s, expected %s\n", json, e->path, path);
+    } else if (path) {
+        passed++;
+    }
+    if (line > 0) {
+        CHECK(e->line == line);
+        CHECK(e->column == column);
+        CHECK(e->offset >= 0);
+    }
+}
+
+#define EXPECT_ERROR(json, code, path, line, column) expect_error(json, strlen(json), code, path, line, column)
+
+static void test_parse_errors(void) {
+    current_test = "parse_errors";
+    EXPECT_ERROR("{\n  \"type\": \"Point\",\n  \"coordinates\": [1, x]\n}", MC_E_PARSE, "$.coordinates[1]", 3, 22);
+    EXPECT_ERROR("{\"type\":\"Pointe\",\"coordinates\":[1,2]}", MC_E_INVALID_GEOJSON, "$.type", 1, 9);
+    EXPECT_ERROR("{\"coordinates\":[1,2]}", MC_E_INVALID_GEOJSON, "$", 1, 1);
+    EXPECT_ERROR("{\"type\":\"Point\",\"coordinates\":[1]}", MC_E_INVALID_GEOJSON, "$.coordinates", 0, 0);
+    EXPECT_ERROR("{\"type\":\"Point\",\"coordinates\":[[1,2]]}", MC_E_INVALID_GEOJSON, NULL, 0, 0);
+    EXPECT_ERROR("{\"type\":\"LineString\",\"coordinates\":[1,2]}", MC_E_INVALID_GEOJSON, NULL, 0, 0);
+    EXPECT_ERROR("{\"type\":\"LineString\",\"coordinates\":[[1,2]]}", MC_E_INVALID_GEOJSON, NULL, 0, 0);
+    EXPECT_ERROR("{\"type\":\"Polygon\",\"coordinates\":[[[0,0],[1,0],[0,0]]]}", MC_E_INVALID_GEOJSON, "$.coordinates[0]", 0, 0);
+    EXPECT_ERROR("{\"type\":\"Polygon\",\"coordinates\":[[[0,0],[1,0],[1,1],[0,1]]]}", MC_E_INVALID_GEOJSON, "$.coordinates[0]", 0, 0);
+    EXPECT_ERROR("{\"type\":\"Point\",\"coordinates\":[1,\"2\"]}", MC_E_INVALID_GEOJSON, "$.coordinates[1]", 1, 34);
+    EXPECT_ERROR("{\"type\":\"Point\",\"coordinates\":[NaN,1]}", MC_E_PARSE, NULL, 0, 0);
+    EXPECT_ERROR("{\"type\":\"Point\",\"coordinates\":[Infinity,1]}", MC_E_PARSE, NULL, 0, 0);
+    EXPECT_ERROR("{\"type\":\"Point\",\"coordinates\":[1e400,1]}", MC_E_PARSE, "$.coordinates[0]", 0, 0);
+    EXPECT_ERROR("{\"type\":\"Point\",\"coordinates\":[1,2,3,4]}", MC_E_UNSUPPORTED, NULL, 0, 0);
+    EXPECT_ERROR("{\"type\":\"Feature\",\"geometry\":{\"type\":\"Feature\"},\"properties\":null}", MC_E_INVALID_GEOJSON, "$.geometry.type", 0, 0);
+    EXPECT_ERROR("{\"type\":\"Feature\",\"id\":true,\"geometry\":null,\"properties\":null}", MC_E_INVALID_GEOJSON, "$.id", 0, 0);
+    EXPECT_ERROR("{\"type\":\"Feature\",\"geometry\":null,\"properties\":[1]}", MC_E_INVALID_GEOJSON, "$.properties", 0, 0);
+    EXPECT_ERROR("{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Point\",\"coordinates\":[0,0]}]}", MC_E_INVALID_GEOJSON, "$.features[0].type", 0, 0);
+    EXPECT_ERROR("{\"type\":\"FeatureCollection\"}", MC_E_INVALID_GEOJSON, NULL, 0, 0);
+    EXPECT_ERROR("{\"type\":\"Point\",\"coordinates\":[1,2]} trailing", MC_E_PARSE, NULL, 0, 0);
+    EXPECT_ERROR("", MC_E_PARSE, "$", 1, 1);
+    EXPECT_ERROR("[1,2]", MC_E_INVALID_GEOJSON, "$", 1, 1);
+    EXPECT_ERROR("{\"type\":\"Feature\",\"geometry\":null,\"properties\":{\"a\":\"\xff\"}}", MC_E_PARSE, "$.properties.a", 0, 0);
+    EXPECT_ERROR("{\"type\":\"Feature\",\"geometry\":null,\"properties\":{\"a\":\"\xed\xa0\x80\"}}", MC_E_PARSE, NULL, 0, 0);
+    EXPECT_ERROR("{\"type\":\"Feature\",\"geometry\":null,\"properties\":{\"a\":\"\\ud800\"}}", MC_E_PARSE, NULL, 0, 0);
+    EXPECT_ERROR("{\"type\":\"Feature\",\"geometry\":null,\"properties\":{\"a\":\"tab\there\"}}", MC_E_PARSE, NULL, 0, 0);
+    EXPECT_ERROR("{\"type\":\"Feature\",\"geometry\":null,\"properties\":{\"a\":01}}", MC_E_PARSE, NULL, 0, 0);
+    /* An embedded NUL byte ends nothing: it is invalid where it stands. */
+    expect_error("{\"type\":\"Point\"\0,\"coordinates\":[1,2]}", 37, MC_E_PARSE, NULL, 0, 0);
+}
+
+static void test_deep_nesting(void) {
+    const size_t depth = 100000;
+    const char *head = "{\"type\":\"Feature\",\"geometry\":null,\"properties\":{\"deep\":";
+    size_t head_len = strlen(head), len = head_len + 2 * depth + 2, i;
+    char *json = malloc(len);
+    mc_parse_options options = MC_PARSE_OPTIONS_INIT;
+    mc_geojson *g = NULL;
+    const char *three_levels = "{\"type\":\"Feature\",\"geometry\":null,\"properties\":{\"a\":[[1]]}}";
+    current_test = "deep_nesting";
+    memcpy(json, head, head_len);
+    for (i = 0; i < depth; i++) json[head_len + i] = '[';
+    for (i = 0; i < depth; i++) json[head_len + depth + i] = ']';
+    json[len - 2] = '}';
+    json[len - 1] = '}';
+    CHECK_STATUS(mc_geojson_parse(json, len, NULL, &g), MC_E_LIMIT);
+    CHECK(g == NULL);
+    /* The limit is configurable, within bounds. */
+    options.max_depth = 5000;
+    CHECK_STATUS(mc_geojson_parse(json, len, &options, &g), MC_E_INVALID_ARGUMENT);
+    options.max_depth = 4;
+    /* Feature object, properties object and two arrays: 4 levels. */
+    CHECK_STATUS(mc_geojson_parse(three_levels, strlen(three_levels), &options, &g), MC_OK);
+    mc_geojson_free(g);
+    options.max_depth = 3;
+    CHECK_STATUS(mc_geojson_parse(three_levels, strlen(three_levels), &options, &g), MC_E_LIMIT);
+    mc_geojson_free(g);
+    g = NULL;
+    options.version = 0;
+    CHECK_STATUS(mc_geojson_parse("{}", 2, &options, &g), MC_E_INVALID_ARGUMENT);
+    /* Deep but legal nesting of geometry collections. */
+    {
+        char buf[8192];
+        size_t n = 0, k;
+        for (k = 0; k < 100; k++) n += (size_t)sprintf(buf + n, "{\"type\":\"GeometryCollection\",\"geometries\":[");
+        n += (size_t)sprintf(buf + n, "{\"type\":\"Point\",\"coordinates\":[3,4]}");
+        for (k = 0; k < 100; k++) n += (size_t)sprintf(buf + n, "]}");
+        CHECK_STATUS(mc_geojson_parse(buf, n, NULL, &g), MC_OK);
+        {
+            mc_bbox box;
+            int found = 0;
+            CHECK_STATUS(mc_geojson_bbox(g, &box, &found), MC_OK);
+            CHECK(found == 1 && box.west == 3 && box.north == 4);
+        }
+        mc_geojson_free(g);
+        g = NULL;
+    }
+    free(json);
+}
+
+static void test_parse_arguments(void) {
+    mc_geojson *g = NULL;
+    current_test = "parse_arguments";
+    CHECK_STATUS(mc_geojson_parse(NULL, 5, NULL, &g), MC_E_INVALID_ARGUMENT);
+    CHECK_STATUS(mc_geojson_parse(NULL, 0, NULL, &g), MC_E_PARSE);
+    CHECK_STATUS(mc_geojson_parse("{}", 2, NULL, NULL), MC_E_INVALID_ARGUMENT);
+    CHECK(g == NULL);
+    /* Input need not be NUL-terminated: only len bytes are read. */
+    CHECK_STATUS(mc_geojson_parse("{\"type\":\"Point\",\"coordinates\":[1,2]}garbage", 36, NULL, &g), MC_OK);
+    mc_geojson_free(g);
+}
+
+/* ---- serialization ------------------------------------------------------------------------ */
+
+static void test_serialize(void) {
+    const char *input =
+        "{\"type\":\"Feature\",\"id\":18446744073709551615,\"geometry\":{\"type\":\"Point\",\"coordinates\":[1.5,-2,100]},"
+        "\"properties\":{\"i\":-9223372036854775808,\"u\":18446744073709551615,\"d\":0.1,\"e\":1e-7,\"big\":1e300,"
+        "\"s\":\"\\u00e9\\ud83d\\ude00\\n\\\"\",\"n\":null,\"a\":[true,false,{}],\"dup\":1,\"dup\":2},\"foreign\":{\"x\":[1]}}";
+    mc_geojson *g = parse(input), *again;
+    char *text, *text2, *pretty;
+    mc_buf buf = MC_BUF_INIT;
+    current_test = "serialize";
+    CHECK(g != NULL);
+    text = serialize(g, 0);
+    CHECK(text != NULL);
+    CHECK(strstr(text, "\"id\":18446744073709551615") != NULL);
+    CHECK(strstr(text, "\"i\":-9223372036854775808") != NULL);
+    CHECK(strstr(text, "\"u\":18446744073709551615") != NULL);
+    CHECK(strstr(text, "\"d\":0.1,") != NULL);
+    CHECK(strstr(text, "\"e\":1e-07") != NULL);
+    CHECK(strstr(text, "\"big\":1e+300") != NULL);
+    CHECK(strstr(text, "\"coordinates\":[1.5,-2,100]") != NULL);
+    CHECK(strstr(text, "\"s\":\"\xc3\xa9\xf0\x9f\x98\x80\\n\\\"\"") != NULL);
+    CHECK(strstr(text, "\"dup\":2") != NULL && strstr(text, "\"dup\":1") == NULL);
+    CHECK(strstr(text, "\"foreign\":{\"x\":[1]}") != NULL);
+    /* parse(serialize(x)) serializes to the same text again. */
+    again = parse(text);
+    text2 = serialize(again, 0);
+    CHECK(text2 != NULL && strcmp(text, text2) == 0);
+    pretty = serialize(g, MC_SERIALIZE_PRETTY);
+    CHECK(pretty != NULL && strstr(pretty, "\n  \"geometry\": {\n") != NULL);
+    CHECK(pretty != NULL && strstr(pretty, "\"coordinates\": [1.5, -2, 100]") != NULL);
+    CHECK_STATUS(mc_geojson_serialize(g, 0x80, &buf), MC_E_INVALID_ARGUMENT);
+    CHECK_STATUS(mc_geojson_serialize(g, 0, NULL), MC_E_INVALID_ARGUMENT);
+    CHECK(buf.data == NULL);
+    mc_buf_dispose(&buf);
+    mc_buf_dispose(NULL);
+    free(text);
+    free(text2);
+    free(pretty);
+    mc_geojson_free(again);
+    mc_geojson_free(g);
+
+    g = parse("{\"type\":\"Point\",\"coordinates\":[]}");
+    text = serialize(g, 0);
+    CHECK(text && strcmp(text, "{\"type\":\"Point\",\"coordinates\":[]}") == 0);
+    free(text);
+    mc_geojson_free(g);
+}
+
+/* ---- handles ------------------------------------------------------------------------------ */
+
+static void test_misuse(void) {
+    mc_geojson *g = parse("{\"type\":\"Point\",\"coordinates\":[1,2]}");
+    int foreign = 0, kind;
+    size_t n;
+    mc_bbox box;
+    mc_buf buf = MC_BUF_INIT;
+    mc_geojson *hull = NULL;
+    double xy[4];
+    current_test = "misuse";
+    CHECK_STATUS(mc_geojson_kind(NULL, &kind), MC_E_MISUSE);
+    CHECK_STATUS(mc_geojson_kind((const mc_geojson *)&foreign, &kind), MC_E_MISUSE);
+    CHECK_STATUS(mc_geojson_kind(g, NULL), MC_E_INVALID_ARGUMENT);
+    mc_geojson_free(g);
+    /* Every handle-taking call refuses a freed handle. */
+    CHECK_STATUS(mc_geojson_kind(g, &kind), MC_E_MISUSE);
+    CHECK_STATUS(mc_geojson_feature_count(g, &n), MC_E_MISUSE);
+    CHECK_STATUS(mc_geojson_geometry_type(g, &kind), MC_E_MISUSE);
+    CHECK_STATUS(mc_geojson_serialize(g, 0, &buf), MC_E_MISUSE);
+    CHECK_STATUS(mc_geojson_bbox(g, &box, &kind), MC_E_MISUSE);
+    CHECK_STATUS(mc_geojson_position_count(g, &n), MC_E_MISUSE);
+    CHECK_STATUS(mc_geojson_positions(g, xy, 2, &n), MC_E_MISUSE);
+    CHECK_STATUS(mc_geojson_convex_hull(g, &hull), MC_E_MISUSE);
+    CHECK(strstr(mc_last_error()->message, "not a live handle") != NULL);
+    mc_geojson_free(g);                                 /* double free: ignored */
+    mc_geojson_free(NULL);                              /* no-op */
+    mc_geojson_free((mc_geojson *)&foreign);            /* foreign: ignored */
+    CHECK(buf.data == NULL);
+}
+
+/* ---- last error ---------------------------------------------------------------------------- */
+
+static void *fail_on_thread(void *arg) {
+    mc_geojson *g = NULL;
+    int *ok = arg;
+    /* A fresh thread starts with a clean record, whatever the main thread did. */
+    *ok = mc_last_error()->code == MC_OK && strcmp(mc_last_error()->message, "") == 0;
+    *ok = *ok && mc_geojson_parse("{", 1, NULL, &g) == MC_E_PARSE && mc_last_error()->code == MC_E_PARSE;
+    return NULL;
+}
+
+static void test_last_error(void) {
+    mc_geojson *g = NULL;
+    pthread_t t;
+    int ok = 0;
+    current_test = "last_error";
+    mc_clear_error();
+    CHECK(mc_last_error()->code == MC_OK);
+    CHECK(mc_last_error()->offset == -1);
+    CHECK_STATUS(mc_geojson_parse("{\"type\":1}", 10, NULL, &g), MC_E_INVALID_GEOJSON);
+    pthread_create(&t, NULL, fail_on_thread, &ok);
+    pthread_join(t, NULL);
+    CHECK(ok);
+    /* The other thread's failure did not touch this thread's record. */
+    CHECK(mc_last_error()->code == MC_E_INVALID_GEOJSON);
+    /* Successful calls leave the record alone. */
+    g = parse("{\"type\":\"Point\",\"coordinates\":[0,0]}");
+    CHECK(mc_last_error()->code == MC_E_INVALID_GEOJSON);
+    mc_geojson_free(g);
+    mc_clear_error();
+    CHECK(mc_last_error()->code == MC_OK && mc_last_error()->path[0] == '\0');
+}
+
+/* ---- bounding boxes ------------------------------------------------------------------------ */
+
+static void test_bbox(void) {
+    mc_geojson *g;
+    mc_bbox box = {7, 7, 7, 7}, parts[2], out;
+    int found = -1, flag = -1;
+    size_t n = 0;
+    double xy[] = {-10, 5, 20, -3, 7, 40};
+    double bad[] = {1, 2, NAN, 4};
+    current_test = "bbox";
+
+    g = parse("{\"type\":\"LineString\",\"coordinates\":[[-10,5],[20,-3],[7,40]]}");
+    CHECK_STATUS(mc_geojson_bbox(g, &box, &found), MC_OK);
+    CHECK(found == 1 && box.west == -10 && box.south == -3 && box.east == 20 && box.north == 40);
+    CHECK_STATUS(mc_geojson_bbox(g, NULL, &found), MC_E_INVALID_ARGUMENT);
+    CHECK_STATUS(mc_geojson_bbox(g, &box, NULL), MC_E_INVALID_ARGUMENT);
+    mc_geojson_free(g);
+
+    /* No positions: no box, and the out box is not touched. */
+    g = parse("{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"geometry\":null,\"properties\":null}]}");
+    box.west = 7;
+    CHECK_STATUS(mc_geojson_bbox(g, &box, &found), MC_OK);
+    CHECK(found == 0 && box.west == 7);
+    mc_geojson_free(g);
+
+    CHECK_STATUS(mc_bbox_of_positions(xy, 3, &box, &found), MC_OK);
+    CHECK(found == 1 && box.west == -10 && box.south == -3 && box.east == 20 && box.north == 40);
+    CHECK_STATUS(mc_bbox_of_positions(xy, 1, &box, &found), MC_OK);
+    CHECK(found == 1 && box.west == -10 && box.east == -10 && box.south == 5 && box.north == 5);
+    CHECK_STATUS(mc_bbox_of_positions(NULL, 0, &box, &found), MC_OK);
+    CHECK(found == 0);
+    CHECK_STATUS(mc_bbox_of_positions(NULL, 3, &box, &found), MC_E_INVALID_ARGUMENT);
+    CHECK_STATUS(mc_bbox_of_positions(bad, 2, &box, &found), MC_E_INVALID_ARGUMENT);
+    bad[2] = INFINITY;
+    CHECK_STATUS(mc_bbox_of_positions(bad, 2, &box, &found), MC_E_INVALID_ARGUMENT);
+    CHECK_STATUS(mc_bbox_of_positions((const double *)xy, SIZE_MAX / 2 + 5, &box, &found), MC_E_INVALID_ARGUMENT);
+
+    {
+        mc_bbox a = {-10, -5, 10, 5}, b = {0, 0, 30, 20}, far = {40, 40, 50, 50};
+        mc_bbox cross = {170, -10, -170, 10}, east = {-175, 0, -160, 5}, west = {160, 0, 165, 5};
+        mc_bbox bad_box = {0, 10, 1, 0}, nan_box = {NAN, 0, 1, 1};
+        CHECK_STATUS(mc_bbox_merge(&a, &b, &out), MC_OK);
+        CHECK(out.west == -10 && out.south == -5 && out.east == 30 && out.north == 20);
+        /* Merging across the antimeridian keeps the short way round: 160..-160 (40 degrees). */
+        CHECK_STATUS(mc_bbox_merge(&cross, &west, &out), MC_OK);
+        CHECK(out.west == 160 && out.east == -170 && out.south == -10 && out.north == 10);
+        CHECK_STATUS(mc_bbox_merge(&cross, &east, &out), MC_OK);
+        CHECK(out.west == 170 && out.east == -160);
+        CHECK_STATUS(mc_bbox_merge(&a, &bad_box, &out), MC_E_INVALID_ARGUMENT);
+        CHECK_STATUS(mc_bbox_merge(&a, &nan_box, &out), MC_E_INVALID_ARGUMENT);
+        CHECK_STATUS(mc_bbox_merge(NULL, &a, &out), MC_E_INVALID_ARGUMENT);
+        CHECK_STATUS(mc_bbox_merge(&a, &a, NULL), MC_E_INVALID_ARGUMENT);
+
+        CHECK_STATUS(mc_bbox_contains(&a, 10, 5, &flag), MC_OK);
+        CHECK(flag == 1);
+        CHECK_STATUS(mc_bbox_contains(&a, 10.0001, 0, &flag), MC_OK);
+        CHECK(flag == 0);
+        CHECK_STATUS(mc_bbox_contains(&cross, 179, 0, &flag), MC_OK);
+        CHECK(flag == 1);
+        CHECK_STATUS(mc_bbox_contains(&cross, -175, 0, &flag), MC_OK);
+        CHECK(flag == 1);
+        CHECK_STATUS(mc_bbox_contains(&cross, 0, 0, &flag), MC_OK);
+        CHECK(flag == 0);
+        CHECK_STATUS(mc_bbox_contains(&a, NAN, 0, &flag), MC_E_INVALID_ARGUMENT);
+
+        CHECK_STATUS(mc_bbox_intersects(&a, &b, &flag), MC_OK);
+        CHECK(flag == 1);
+        CHECK_STATUS(mc_bbox_intersects(&a, &far, &flag), MC_OK);
+        CHECK(flag == 0);
+        CHECK_STATUS(mc_bbox_intersects(&cross, &east, &flag), MC_OK);
+        CHECK(flag == 1);
+        CHECK_STATUS(mc_bbox_intersects(&cross, &west, &flag), MC_OK);
+        CHECK(flag == 0);
+
+        CHECK_STATUS(mc_bbox_crosses_antimeridian(&cross, &flag), MC_OK);
+        CHECK(flag == 1);
+        CHECK_STATUS(mc_bbox_crosses_antimeridian(&a, &flag), MC_OK);
+        CHECK(flag == 0);
+
+        CHECK_STATUS(mc_bbox_split_antimeridian(&cross, parts, &n), MC_OK);
+        CHECK(n == 2 && parts[0].west == 170 && parts[0].east == 180 && parts[1].west == -180 && parts[1].east == -170);
+        CHECK_STATUS(mc_bbox_split_antimeridian(&a, parts, &n), MC_OK);
+        CHECK(n == 1 && parts[0].west == -10 && parts[0].east == 10);
+        CHECK_STATUS(mc_bbox_split_antimeridian(&a, NULL, &n), MC_E_INVALID_ARGUMENT);
+    }
+}
+
+/* ---- positions ----------------------------------------------------------------------------- */
+
+static void test_positions(void) {
+    mc_geojson *g = parse(
+        "{\"type\":\"FeatureCollection\",\"features\":["
+        "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[1,2,3]},\"properties\":null},"
+        "{\"type\":\"Feature\",\"geometry\":null,\"properties\":null},"
+        "{\"type\":\"Feature\",\"geometry\":{\"type\":\"GeometryCollection\",\"geometries\":["
+        "{\"type\":\"LineString\",\"coordinates\":[[3,4],[5,6]]},{\"type\":\"MultiPoint\",\"coordinates\":[[7,8]]}]},\"properties\":null}]}");
+    double xy[8] = {0}, small[4] = {-1, -1, -1, -1};
+    size_t n = 0;
+    int ok = 1, i;
+    current_test = "positions";
+    CHECK_STATUS(mc_geojson_position_count(g, &n), MC_OK);
+    CHECK(n == 4);
+    CHECK_STATUS(mc_geojson_positions(g, xy, 4, &n), MC_OK);
+    CHECK(n == 4);
+    for (i = 0; i < 8; i++) ok = ok && xy[i] == (double)(i + 1);
+    CHECK(ok);
+    CHECK_STATUS(mc_geojson_positions(g, small, 2, &n), MC_E_BUFFER_TOO_SMALL);
+    CHECK(n == 4 && small[0] == -1); /* nothing written */
+    CHECK_STATUS(mc_geojson_positions(g, NULL, 0, &n), MC_E_BUFFER_TOO_SMALL);
+    CHECK(n == 4);
+    CHECK_STATUS(mc_geojson_positions(g, NULL, 4, &n), MC_E_INVALID_ARGUMENT);
+    CHECK_STATUS(mc_geojson_positions(g, xy, 4, NULL), MC_E_INVALID_ARGUMENT);
+    CHECK_STATUS(mc_geojson_position_count(g, NULL), MC_E_INVALID_ARGUMENT);
+    mc_geojson_free(g);
+}
+
+/* ---- convex hull --------------------------------------------------------------------------- */
+
+static void test_hull(void) {
+    /* A square with an interior point, a point on an edge and a duplicate corner. */
+    double square[] = {0, 0, 2, 0, 2, 2, 0, 2, 1, 1, 1, 0, 2, 2};
+    double expected[] = {0, 0, 2, 0, 2, 2, 0, 2, 0, 0};
+    double line[] = {0, 0, 3, 3, 1, 1, 2, 2};
+    double same[] = {5, 5, 5, 5};
+    double out[16], huge[] = {0, 0, 1e200, 0, 0, 1};
+    double nan_in[] = {0, 0, NAN, 0, 0, 1};
+    size_t n = 0;
+    int i, ok = 1, type = -1;
+    mc_geojson *g, *hull = NULL;
+    char *text;
+    current_test = "hull";
+
+    CHECK_STATUS(mc_convex_hull_positions(square, 7, out, 8, &n), MC_OK);
+    CHECK(n == 5);
+    for (i = 0; i < 10; i++) ok = ok && out[i] == expected[i];
+    CHECK(ok);
+    CHECK_STATUS(mc_convex_hull_positions(line, 4, out, 8, &n), MC_OK);
+    CHECK(n == 2 && out[0] == 0 && out[1] == 0 && out[2] == 3 && out[3] == 3);
+    CHECK_STATUS(mc_convex_hull_positions(same, 2, out, 8, &n), MC_OK);
+    CHECK(n == 1 && out[0] == 5 && out[1] == 5);
+    CHECK_STATUS(mc_convex_hull_positions(NULL, 0, NULL, 0, &n), MC_OK);
+    CHECK(n == 0);
+    out[0] = -1;
+    CHECK_STATUS(mc_convex_hull_positions(square, 7, out, 4, &n), MC_E_BUFFER_TOO_SMALL);
+    CHECK(n == 5 && out[0] == -1);
+    CHECK_STATUS(mc_convex_hull_positions(huge, 3, out, 8, &n), MC_E_INVALID_ARGUMENT);
+    CHECK_STATUS(mc_convex_hull_positions(nan_in, 3, out, 8, &n), MC_E_INVALID_ARGUMENT);
+    CHECK_STATUS(mc_convex_hull_positions(square, 7, out, 8, NULL), MC_E_INVALID_ARGUMENT);
+    CHECK_STATUS(mc_convex_hull_positions(NULL, 3, out, 8, &n), MC_E_INVALID_ARGUMENT);
+
+    g = parse("{\"type\":\"MultiPoint\",\"coordinates\":[[0,0],[2,0],[2,2],[0,2],[1,1]]}");
+    CHECK_STATUS(mc_geojson_convex_hull(g, &hull), MC_OK);
+    CHECK(hull != NULL);
+    CHECK_STATUS(mc_geojson_geometry_type(hull, &type), MC_OK);
+    CHECK(type == MC_GEOMETRY_POLYGON);
+    text = serialize(hull, 0);
+    CHECK(text && strcmp(text, "{\"type\":\"Polygon\",\"coordinates\":[[[0,0],[2,0],[2,2],[0,2],[0,0]]]}") == 0);
+    free(text);
+    mc_geojson_free(hull);
+    mc_geojson_free(g);
+
+    g = parse("{\"type\":\"MultiPoint\",\"coordinates\":[[0,0],[4,2]]}");
+    CHECK_STATUS(mc_geojson_convex_hull(g, &hull), MC_OK);
+    CHECK_STATUS(mc_geojson_geometry_type(hull, &type), MC_OK);
+    CHECK(type == MC_GEOMETRY_LINE_STRING);
+    mc_geojson_free(hull);
+    mc_geojson_free(g);
+
+    g = parse("{\"type\":\"FeatureCollection\",\"features\":[]}");
+    hull = (mc_geojson *)&passed;
+    CHECK_STATUS(mc_geojson_convex_hull(g, &hull), MC_OK);
+    CHECK(hull == NULL);
+    CHECK_STATUS(mc_geojson_convex_hull(g, NULL), MC_E_INVALID_ARGUMENT);
+    mc_geojson_free(g);
+}
+
+/* ---- threads ------------------------------------------------------------------------------- */
+
+struct shared_read {
+    const mc_geojson *g;
+    const char *expected;
+    int ok;
+};
+
+static void *read_many(void *arg) {
+    struct shared_read *s = arg;
+    int i;
+    s->ok = 1;
+    for (i = 0; i < 200 && s->ok; i++) {
+        mc_bbox box;
+        int found = 0;
+        char *text = serialize(s->g, 0);
+        s->ok = text && strcmp(text, s->expected) == 0;
+        s->ok = s->ok && mc_geojson_bbox(s->g, &box, &found) == MC_OK && found && box.west == -10 && box.north == 40;
+        free(text);
+        /* Errors on this thread stay on this thread. */
+        s->ok = s->ok && mc_geojson_kind(NULL, &found) == MC_E_MISUSE && mc_last_error()->code == MC_E_MISUSE;
+    }
+    return NULL;
+}
+
+static void test_threads(void) {
+    mc_geojson *g = parse("{\"type\":\"LineString\",\"coordinates\":[[-10,5],[20,-3],[7,40]]}");
+    char *expected = serialize(g, 0);
+    pthread_t threads[4];
+    struct shared_read s[4];
+    int i, all = 1;
+    current_test = "threads";
+    for (i = 0; i < 4; i++) {
+        s[i].g = g;
+        s[i].expected = expected;
+        pthread_create(&threads[i], NULL, read_many, &s[i]);
+    }
+    for (i = 0; i < 4; i++) {
+        pthread_join(threads[i], NULL);
+        all = all && s[i].ok;
+    }
+    CHECK(all);
+    free(expected);
+    mc_geojson_free(g);
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1) data_dir = argv[1];
+    test_versions();
+    test_parse_kinds();
+    test_parse_file();
+    test_parse_errors();
+    test_deep_nesting();
+    test_parse_arguments();
+    test_serialize();
+    test_misuse();
+    test_last_error();
+    test_bbox();
+    test_positions();
+    test_hull();
+    test_threads();
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+}

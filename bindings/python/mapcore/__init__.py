@@ -1,0 +1,62 @@
+"""MapCore: GeoJSON, geometry and map logic from an embeddable C library, through ctypes.
+
+    >>> import mapcore
+    >>> mapcore.bbox({"type": "LineString", "coordinates": [[0, 0], [10, 5]]})
+    (0.0, 0.0, 10.0, 5.0)
+
+Every function releases the GIL while the library works (ctypes does), so threads run in
+parallel. Errors raise MapCoreError subclasses carrying the code, message and input location.
+"""
+from ._lib import (
+    BufferTooSmallError,
+    InvalidArgumentError,
+    InvalidGeoJSONError,
+    LimitError,
+    MapCoreError,
+    MisuseError,
+    ParseError,
+    UnsupportedError,
+    abi_version,
+    geos_version,
+    library_path,
+    version,
+)
+from .geojson import GeoJSON
+from .geometry import (
+    BBox,
+    bbox,
+    bbox_contains,
+    bbox_crosses_antimeridian,
+    bbox_intersects,
+    bbox_merge,
+    bbox_split_antimeridian,
+    convex_hull,
+    positions,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BBox",
+    "BufferTooSmallError",
+    "GeoJSON",
+    "InvalidArgumentError",
+    "InvalidGeoJSONError",
+    "LimitError",
+    "MapCoreError",
+    "MisuseError",
+    "ParseError",
+    "UnsupportedError",
+    "abi_version",
+    "bbox",
+    "bbox_contains",
+    "bbox_crosses_antimeridian",
+    "bbox_intersects",
+    "bbox_merge",
+    "bbox_split_antimeridian",
+    "convex_hull",
+    "geos_version",
+    "library_path",
+    "positions",
+    "version",
+]

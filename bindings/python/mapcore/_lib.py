@@ -1,0 +1,171 @@
+"""Loading libmapcore and the declarations of include/mapcore/common.h: versions, errors, buffers."""
+import ctypes
+import ctypes.util
+import os
+from pathlib import Path
+
+c_int_p = ctypes.POINTER(ctypes.c_int)
+c_size_p = ctypes.POINTER(ctypes.c_size_t)
+c_double_p = ctypes.POINTER(ctypes.c_double)
+
+
+def _candidates():
+    """Where the library may be, in the order the README documents."""
+    env = os.environ.get("MAPCORE_LIBRARY")
+    if env:
+        yield Path(env)
+        return
+    here = Path(__file__).resolve().parent
+    yield here / "libmapcore.so"
+    for parent in here.parents:
+        for build in (".build/release", ".build/debug"):
+            yield parent / build / "libmapcore.so"
+    found = ctypes.util.find_library("mapcore")
+    if found:
+        yield Path(found)
+
+
+def _load():
+    tried = []
+    for path in _candidates():
+        if path.is_absolute() and not path.exists():
+            tried.append(str(path))
+            continue
+        try:
+            return ctypes.CDLL(str(path)), str(path)
+        except OSError as e:
+            tried.append(f"{path} ({e})")
+    raise ImportError(
+        "mapcore: libmapcore.so not found. Set MAPCORE_LIBRARY, or build it with "
+        "`swift build -c release --product mapcore`. Tried: " + "; ".join(tried[:6])
+    )
+
+
+lib, library_path = _load()
+
+
+def _declare(name, restype, *argtypes):
+    fn = getattr(lib, name)
+    fn.restype = restype
+    fn.argtypes = list(argtypes)
+    return fn
+
+
+# ---- versions --------------------------------------------------------------------------------
+
+_declare("mc_version", ctypes.c_char_p)
+_declare("mc_version_number", ctypes.c_int)
+_declare("mc_abi_version", ctypes.c_int)
+_declare("mc_geos_version", ctypes.c_char_p)
+
+
+def version():
+    """The loaded library's version string, e.g. "0.1.0"."""
+    return lib.mc_version().decode()
+
+
+def abi_version():
+    return lib.mc_abi_version()
+
+
+def geos_version():
+    """Version of the GEOS library MapCore is linked against."""
+    return lib.mc_geos_version().decode()
+
+
+# ---- errors ----------------------------------------------------------------------------------
+
+class Error(ctypes.Structure):
+    _fields_ = [
+        ("code", ctypes.c_int),
+        ("message", ctypes.c_char_p),
+        ("path", ctypes.c_char_p),
+        ("offset", ctypes.c_int64),
+        ("line", ctypes.c_int64),
+        ("column", ctypes.c_int64),
+    ]
+
+
+_declare("mc_errstr", ctypes.c_char_p, ctypes.c_int)
+_declare("mc_last_error", ctypes.POINTER(Error))
+_declare("mc_clear_error", None)
+
+
+class MapCoreError(Exception):
+    """An error reported by the library: `code` (MC_E_*), `name`, `message`, and for text input
+    the JSONPath `path`, byte `offset`, `line` and `column` (None when not applicable)."""
+
+    def __init__(self, code, message, path=None, offset=None, line=None, column=None):
+        self.code = code
+        self.name = lib.mc_errstr(code).decode()
+        self.message = message
+        self.path = path
+        self.offset = offset
+        self.line = line
+        self.column = column
+        where = f" (line {line}, column {column}, at {path})" if line else ""
+        super().__init__(f"{self.name}: {message}{where}")
+
+
+class InvalidArgumentError(MapCoreError, ValueError):
+    pass
+
+
+class ParseError(MapCoreError, ValueError):
+    pass
+
+
+class InvalidGeoJSONError(MapCoreError, ValueError):
+    pass
+
+
+class UnsupportedError(MapCoreError, ValueError):
+    pass
+
+
+class BufferTooSmallError(MapCoreError):
+    pass
+
+
+class MisuseError(MapCoreError):
+    pass
+
+
+class LimitError(MapCoreError, ValueError):
+    pass
+
+
+_ERRORS = {-1: InvalidArgumentError, -2: ParseError, -3: InvalidGeoJSONError, -6: UnsupportedError,
+           -8: BufferTooSmallError, -10: MisuseError, -11: LimitError}
+
+
+def check(status):
+    """Raises the error the library recorded for a failing status."""
+    if status == 0:
+        return
+    err = lib.mc_last_error().contents
+    message = (err.message or b"").decode("utf-8", "replace")
+    path = (err.path or b"").decode("utf-8", "replace") or None
+    located = err.line > 0
+    raise _ERRORS.get(status, MapCoreError)(
+        status, message, path,
+        err.offset if located else None, err.line if located else None, err.column if located else None)
+
+
+# ---- buffers ---------------------------------------------------------------------------------
+
+class Buf(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("len", ctypes.c_size_t)]
+
+
+_declare("mc_buf_dispose", None, ctypes.POINTER(Buf))
+
+
+def take_text(fill):
+    """Calls `fill(buf)` with a fresh mc_buf and returns its text as str, disposing the buffer."""
+    buf = Buf()
+    try:
+        check(fill(ctypes.byref(buf)))
+        return ctypes.string_at(buf.data, buf.len).decode("utf-8")
+    finally:
+        lib.mc_buf_dispose(ctypes.byref(buf))
