@@ -153,7 +153,12 @@ struct GeoJSONReader {
     }
 
     private mutating func readFeature() throws(PositionedError) -> Feature {
-        var feature = Feature(geometry: nil)
+        // Members gather in locals and the Feature is built once at the end, so nothing is copied.
+        var id: FeatureID?
+        var geometry: Geometry?
+        var properties: JSONObject?
+        var bbox: [Double]?
+        var foreign = JSONObject()
         try openObject()
         if r.current != 0x7D {
             repeat {
@@ -163,24 +168,23 @@ struct GeoJSONReader {
                 if r.keyEquals(key, "type") {
                     _ = try r.readString()
                 } else if r.keyEquals(key, "geometry") {
-                    feature.geometry = try readNullableGeometry()
+                    geometry = try readNullableGeometry()
                 } else if r.keyEquals(key, "properties") {
                     guard r.current == 0x7B || r.current == 0x6E else { throw wrongShape("an object or null for \"properties\"") }
-                    let value = try r.readValue()
-                    feature.properties = value.objectValue
+                    if case .object(let o) = try r.readValue() { properties = o } else { properties = nil }
                 } else if r.keyEquals(key, "id") {
-                    feature.id = try readFeatureID()
+                    id = try readFeatureID()
                 } else if r.keyEquals(key, "bbox") {
-                    feature.bbox = try readBBox()
+                    bbox = try readBBox()
                 } else {
-                    feature.foreignMembers[try r.keyString(key)] = try r.readValue()
+                    foreign[try r.keyString(key)] = try r.readValue()
                 }
             } while try r.nextInContainer(close: 0x7D)
         } else {
             r.pos += 1
         }
         r.leaveContainer()
-        return feature
+        return Feature(geometry: geometry, properties: properties, id: id, bbox: bbox, foreignMembers: foreign)
     }
 
     private mutating func readFeatureID() throws(PositionedError) -> FeatureID {
@@ -317,10 +321,9 @@ struct GeoJSONReader {
         case .point:
             guard r.current == 0x5B else { throw nesting(g.type, "a position") }
             // `[]` is the empty Point; anything else must be one position.
-            var probe = r
-            probe.pos += 1
-            probe.skipWhitespace()
-            if probe.current == 0x5D { r.pos = probe.pos + 1; return }
+            var p = r.pos + 1
+            while r.byte(p) == 0x20 || r.byte(p) == 0x0A || r.byte(p) == 0x0D || r.byte(p) == 0x09 { p += 1 }
+            if r.byte(p) == 0x5D { r.pos = p + 1; return }
             try readPosition(into: &g)
         case .multiPoint, .lineString:
             let n = try readPositionList(into: &g)

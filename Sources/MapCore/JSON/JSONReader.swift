@@ -391,9 +391,11 @@ struct JSONReader {
         throw unexpected(expecting: "a value")
     }
 
-    /// Reads any JSON value. Iterative, so nesting depth costs heap, not stack.
+    /// Reads any JSON value. Iterative, so nesting depth costs heap, not stack. Members and
+    /// elements gather on shared scratch stacks, and each container is built once, at its
+    /// exact size, when it closes.
     mutating func readValue() throws(PositionedError) -> JSONValue {
-        var stack: [Container] = []
+        var open: [(isObject: Bool, start: Int)] = []
         while true {
             skipWhitespace()
             var value: JSONValue
@@ -407,10 +409,9 @@ struct JSONReader {
                     leaveContainer()
                     value = .object(JSONObject())
                 } else {
-                    var frame = Container(isObject: true)
-                    frame.key = try readString()
+                    open.append((true, scratch.members.count))
+                    scratch.pendingKeys.append(try readString())
                     try expect(0x3A, "':'")
-                    stack.append(frame)
                     continue
                 }
             case 0x5B:
@@ -422,7 +423,7 @@ struct JSONReader {
                     leaveContainer()
                     value = .array([])
                 } else {
-                    stack.append(Container(isObject: false))
+                    open.append((false, scratch.items.count))
                     continue
                 }
             case 0x22:
@@ -433,53 +434,71 @@ struct JSONReader {
                 value = try readLiteral()
             }
             // Attach the finished value to its parents, closing every container that ends here.
-            while true {
-                guard var top = stack.popLast() else { return value }
-                top.add(value)
+            while let top = open.last {
+                if top.isObject {
+                    scratch.addMember(key: scratch.pendingKeys.removeLast(), value: value, objectStart: top.start)
+                } else {
+                    scratch.items.append(value)
+                }
                 if try nextInContainer(close: top.isObject ? 0x7D : 0x5D) {
                     if top.isObject {
-                        top.key = try readString()
+                        scratch.pendingKeys.append(try readString())
                         try expect(0x3A, "':'")
                     }
-                    stack.append(top)
                     break
                 }
+                open.removeLast()
                 leaveContainer()
-                value = top.finish()
+                value = top.isObject ? .object(scratch.takeObject(from: top.start)) : .array(scratch.takeItems(from: top.start))
             }
+            if open.isEmpty { return value }
         }
     }
 
-    private struct Container {
-        let isObject: Bool
+    /// Reusable storage for containers being read (kept across values of one document).
+    var scratch = Scratch()
+
+    struct Scratch {
+        var members: [JSONObject.Member] = []
         var items: [JSONValue] = []
-        var object = JSONObject()
-        var key = ""
-        /// Member positions by key, built once an object grows past linear-scan size.
-        var index: [String: Int]? = nil
+        var pendingKeys: [String] = []
 
-        init(isObject: Bool) { self.isObject = isObject }
+        /// Key → member position for objects grown past linear-scan size, by object start.
+        var largeObjectIndex: [Int: [String: Int]] = [:]
 
-        mutating func add(_ value: JSONValue) {
-            guard isObject else { items.append(value); return }
-            if index != nil {
-                if let i = index?[key] {
-                    object.setValue(at: i, value)
-                } else {
-                    index?[key] = object.count
-                    object.appendUnique(key, value)
+        /// Adds a member to the innermost object; a duplicate key replaces the earlier value.
+        mutating func addMember(key: String, value: JSONValue, objectStart: Int) {
+            let count = members.count - objectStart
+            if count < 32 {
+                var i = members.count - 1
+                while i >= objectStart {
+                    if members[i].key == key { members[i].value = value; return }
+                    i -= 1
                 }
-            } else if object.count < 16 {
-                if object[key] != nil { object[key] = value } else { object.appendUnique(key, value) }
             } else {
-                var built = [String: Int]()
-                for (i, m) in object.members.enumerated() { built[m.key] = i }
-                index = built
-                add(value)
+                if largeObjectIndex[objectStart] == nil {
+                    var index = [String: Int]()
+                    for i in objectStart..<members.count { index[members[i].key] = i }
+                    largeObjectIndex[objectStart] = index
+                }
+                if let i = largeObjectIndex[objectStart]?[key] { members[i].value = value; return }
+                largeObjectIndex[objectStart]?[key] = members.count
             }
+            members.append((key, value))
         }
 
-        func finish() -> JSONValue { isObject ? .object(object) : .array(items) }
+        mutating func takeObject(from start: Int) -> JSONObject {
+            let object = JSONObject(uniqueMembers: Array(members[start...]))
+            members.removeSubrange(start...)
+            largeObjectIndex[start] = nil
+            return object
+        }
+
+        mutating func takeItems(from start: Int) -> [JSONValue] {
+            let array = Array(items[start...])
+            items.removeSubrange(start...)
+            return array
+        }
     }
 }
 

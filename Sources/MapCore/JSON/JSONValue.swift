@@ -90,13 +90,8 @@ public struct JSONObject: Equatable, Sendable, Sequence {
         }
     }
 
-    /// Appends a member known not to be present, skipping the lookup (used by the parser once it
-    /// has checked for duplicates itself).
-    mutating func appendUnique(_ key: String, _ value: JSONValue) {
-        members.append((key, value))
-    }
-
-    mutating func setValue(at index: Int, _ value: JSONValue) { members[index].value = value }
+    /// Members whose keys are known to be distinct (the parser has checked).
+    init(uniqueMembers: [Member]) { members = uniqueMembers }
 
     /// Objects are equal when they have the same keys with equal values, in any order.
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {

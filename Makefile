@@ -1,0 +1,54 @@
+# MapCore quick start: `make demo` runs the CLI on the bundled sample, `make test` runs every test.
+# Both first install what a fresh Debian machine lacks (apt and pip), then build.
+BUILD  ?= build
+PYTHON ?= python3
+SWIFT  ?= swift
+CLI    := .build/release/mapcore-cli
+SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+APT_PACKAGES := libgeos-dev cmake pkg-config valgrind
+PIP_PACKAGES := pytest shapely numpy orjson
+
+.PHONY: all deps build demo test test-swift test-c test-python bench clean
+
+all: build
+
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing apt packages:$$missing"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
+	@$(PYTHON) -c "import pytest, shapely, numpy, orjson" 2>/dev/null || \
+	  { echo "Installing pip packages: $(PIP_PACKAGES)"; $(PYTHON) -m pip install -q $(PIP_PACKAGES); }
+
+build: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release > /dev/null
+	cmake --build $(BUILD)
+
+demo: build
+	@echo "== mapcore info data/places.geojson"
+	@$(CLI) info data/places.geojson
+	@echo "== mapcore bbox data/places.geojson"
+	@$(CLI) bbox data/places.geojson
+	@echo "== mapcore hull data/places.geojson"
+	@$(CLI) hull data/places.geojson
+	@echo "== the same from Python"
+	@$(PYTHON) examples/python/demo.py data/places.geojson
+
+test: test-swift test-c test-python
+
+test-swift: build
+	$(SWIFT) test
+
+test-c: build
+	cd $(BUILD) && ctest --output-on-failure
+
+test-python: build
+	$(PYTHON) -m pytest -q bindings/python/tests
+
+bench: build
+	$(PYTHON) bench/bench_geometry.py
+	$(PYTHON) bench/bench_geojson.py
+
+clean:
+	rm -rf $(BUILD) .build bench/data
