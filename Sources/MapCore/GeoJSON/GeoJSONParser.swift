@@ -104,51 +104,33 @@ struct GeoJSONReader {
         var collection = FeatureCollection()
         var sawFeatures = false
         let start = r.pos
-        try openObject()
-        if r.current != 0x7D {
-            repeat {
-                let key = try r.readKeyRange()
-                try r.expect(0x3A, "':'")
-                if r.keyEquals(key, "type") {
-                    _ = try r.readString()
-                } else if r.keyEquals(key, "features") {
-                    collection.features = try readFeatureArray()
-                    sawFeatures = true
-                } else if r.keyEquals(key, "bbox") {
-                    collection.bbox = try readBBox()
-                } else {
-                    collection.foreignMembers[try r.keyString(key)] = try r.readValue()
-                }
-            } while try r.nextInContainer(close: 0x7D)
-        } else {
-            r.pos += 1
+        try forEachMember { (me, key) throws(PositionedError) in
+            if me.r.keyEquals(key, "type") {
+                _ = try me.r.readString()
+            } else if me.r.keyEquals(key, "features") {
+                collection.features = try me.readFeatureArray()
+                sawFeatures = true
+            } else if me.r.keyEquals(key, "bbox") {
+                collection.bbox = try me.readBBox()
+            } else {
+                collection.foreignMembers[try me.r.keyString(key)] = try me.r.readValue()
+            }
         }
-        r.leaveContainer()
         guard sawFeatures else { throw invalid("FeatureCollection has no \"features\" member.", at: start) }
         return collection
     }
 
     private mutating func readFeatureArray() throws(PositionedError) -> [Feature] {
-        r.skipWhitespace()
-        guard r.current == 0x5B else { throw wrongShape("an array of features") }
-        try r.enterContainer()
-        r.pos += 1
         var features: [Feature] = []
-        r.skipWhitespace()
-        if r.current == 0x5D {
-            r.pos += 1
-        } else {
-            repeat {
-                r.skipWhitespace()
-                guard r.current == 0x7B else { throw wrongShape("a Feature object") }
-                let (type, offset) = try lookAheadType()
-                guard type == "Feature" else {
-                    throw invalid("Expected a Feature in \"features\", found type \"\(type)\".", at: offset)
-                }
-                features.append(try readFeature())
-            } while try r.nextInContainer(close: 0x5D)
+        try forEachElement({ $0.wrongShape("an array of features") }) { (me) throws(PositionedError) in
+            me.r.skipWhitespace()
+            guard me.r.current == 0x7B else { throw me.wrongShape("a Feature object") }
+            let (type, offset) = try me.lookAheadType()
+            guard type == "Feature" else {
+                throw me.invalid("Expected a Feature in \"features\", found type \"\(type)\".", at: offset)
+            }
+            features.append(try me.readFeature())
         }
-        r.leaveContainer()
         return features
     }
 
@@ -159,31 +141,23 @@ struct GeoJSONReader {
         var properties: JSONObject?
         var bbox: [Double]?
         var foreign = JSONObject()
-        try openObject()
-        if r.current != 0x7D {
-            repeat {
-                let key = try r.readKeyRange()
-                try r.expect(0x3A, "':'")
-                r.skipWhitespace()
-                if r.keyEquals(key, "type") {
-                    _ = try r.readString()
-                } else if r.keyEquals(key, "geometry") {
-                    geometry = try readNullableGeometry()
-                } else if r.keyEquals(key, "properties") {
-                    guard r.current == 0x7B || r.current == 0x6E else { throw wrongShape("an object or null for \"properties\"") }
-                    if case .object(let o) = try r.readValue() { properties = o } else { properties = nil }
-                } else if r.keyEquals(key, "id") {
-                    id = try readFeatureID()
-                } else if r.keyEquals(key, "bbox") {
-                    bbox = try readBBox()
-                } else {
-                    foreign[try r.keyString(key)] = try r.readValue()
-                }
-            } while try r.nextInContainer(close: 0x7D)
-        } else {
-            r.pos += 1
+        try forEachMember { (me, key) throws(PositionedError) in
+            me.r.skipWhitespace()
+            if me.r.keyEquals(key, "type") {
+                _ = try me.r.readString()
+            } else if me.r.keyEquals(key, "geometry") {
+                geometry = try me.readNullableGeometry()
+            } else if me.r.keyEquals(key, "properties") {
+                guard me.r.current == 0x7B || me.r.current == 0x6E else { throw me.wrongShape("an object or null for \"properties\"") }
+                if case .object(let o) = try me.r.readValue() { properties = o } else { properties = nil }
+            } else if me.r.keyEquals(key, "id") {
+                id = try me.readFeatureID()
+            } else if me.r.keyEquals(key, "bbox") {
+                bbox = try me.readBBox()
+            } else {
+                foreign[try me.r.keyString(key)] = try me.r.readValue()
+            }
         }
-        r.leaveContainer()
         return Feature(geometry: geometry, properties: properties, id: id, bbox: bbox, foreignMembers: foreign)
     }
 
@@ -228,33 +202,25 @@ struct GeoJSONReader {
         var g = Geometry(type: kind)
         var sawContent = false
         let start = r.pos
-        try openObject()
-        if r.current != 0x7D {
-            repeat {
-                let key = try r.readKeyRange()
-                try r.expect(0x3A, "':'")
-                if r.keyEquals(key, "type") {
-                    _ = try r.readString()
-                } else if kind != .geometryCollection && r.keyEquals(key, "coordinates") {
-                    g.xy.removeAll(keepingCapacity: true)
-                    g.z = nil
-                    g.partEnds.removeAll()
-                    g.polygonEnds.removeAll()
-                    try readCoordinates(into: &g)
-                    sawContent = true
-                } else if kind == .geometryCollection && r.keyEquals(key, "geometries") {
-                    g.geometries = try readGeometryArray()
-                    sawContent = true
-                } else if r.keyEquals(key, "bbox") {
-                    g.bbox = try readBBox()
-                } else {
-                    g.foreignMembers[try r.keyString(key)] = try r.readValue()
-                }
-            } while try r.nextInContainer(close: 0x7D)
-        } else {
-            r.pos += 1
+        try forEachMember { (me, key) throws(PositionedError) in
+            if me.r.keyEquals(key, "type") {
+                _ = try me.r.readString()
+            } else if kind != .geometryCollection && me.r.keyEquals(key, "coordinates") {
+                g.xy.removeAll(keepingCapacity: true)
+                g.z = nil
+                g.partEnds.removeAll()
+                g.polygonEnds.removeAll()
+                try me.readCoordinates(into: &g)
+                sawContent = true
+            } else if kind == .geometryCollection && me.r.keyEquals(key, "geometries") {
+                g.geometries = try me.readGeometryArray()
+                sawContent = true
+            } else if me.r.keyEquals(key, "bbox") {
+                g.bbox = try me.readBBox()
+            } else {
+                g.foreignMembers[try me.r.keyString(key)] = try me.r.readValue()
+            }
         }
-        r.leaveContainer()
         guard sawContent else {
             let member = kind == .geometryCollection ? "geometries" : "coordinates"
             throw invalid("\(kind.name) has no \"\(member)\" member.", at: start)
@@ -263,53 +229,67 @@ struct GeoJSONReader {
     }
 
     private mutating func readGeometryArray() throws(PositionedError) -> [Geometry] {
-        r.skipWhitespace()
-        guard r.current == 0x5B else { throw wrongShape("an array of geometries") }
-        try r.enterContainer()
-        r.pos += 1
         var members: [Geometry] = []
-        r.skipWhitespace()
-        if r.current == 0x5D {
-            r.pos += 1
-        } else {
-            repeat { members.append(try readGeometryObject()) } while try r.nextInContainer(close: 0x5D)
+        try forEachElement({ $0.wrongShape("an array of geometries") }) { (me) throws(PositionedError) in
+            members.append(try me.readGeometryObject())
         }
-        r.leaveContainer()
         return members
     }
 
-    private mutating func openObject() throws(PositionedError) {
+    /// Walks the members of the object at the current position, calling `member` with each key
+    /// once its ':' is consumed; `member` must read the value.
+    private mutating func forEachMember(_ member: (inout GeoJSONReader, (start: Int, count: Int, escaped: Bool)) throws(PositionedError) -> Void) throws(PositionedError) {
         try r.enterContainer()
         r.pos += 1
         r.skipWhitespace()
+        if r.current == 0x7D {
+            r.pos += 1
+        } else {
+            repeat {
+                let key = try r.readKeyRange()
+                try r.expect(0x3A, "':'")
+                try member(&self, key)
+            } while try r.nextInContainer(close: 0x7D)
+        }
+        r.leaveContainer()
+    }
+
+    /// Walks `[ element, … ]` at the current position, calling `element` for each; returns how
+    /// many there were. `notAnArray` is the error when no array stands there.
+    @discardableResult
+    private mutating func forEachElement(_ notAnArray: (GeoJSONReader) -> PositionedError,
+                                         _ element: (inout GeoJSONReader) throws(PositionedError) -> Void) throws(PositionedError) -> Int {
+        r.skipWhitespace()
+        guard r.current == 0x5B else { throw notAnArray(self) }
+        try r.enterContainer()
+        r.pos += 1
+        r.skipWhitespace()
+        var count = 0
+        if r.current == 0x5D {
+            r.pos += 1
+        } else {
+            repeat {
+                try element(&self)
+                count += 1
+            } while try r.nextInContainer(close: 0x5D)
+        }
+        r.leaveContainer()
+        return count
     }
 
     private mutating func readBBox() throws(PositionedError) -> [Double] {
         r.skipWhitespace()
         let start = r.pos
-        guard r.current == 0x5B else { throw wrongShape("an array of numbers for \"bbox\"") }
         var values: [Double] = []
-        try readNumberArray(into: &values, what: "\"bbox\"")
+        try forEachElement({ $0.wrongShape("an array of numbers for \"bbox\"") }) { (me) throws(PositionedError) in
+            me.r.skipWhitespace()
+            guard me.r.current == 0x2D || (me.r.current &- 0x30) < 10 else { throw me.wrongShape("a number in \"bbox\"") }
+            values.append(try me.r.readDouble())
+        }
         guard values.count == 4 || values.count == 6 else {
             throw invalid("\"bbox\" must hold 4 or 6 numbers, found \(values.count).", at: start)
         }
         return values
-    }
-
-    private mutating func readNumberArray(into values: inout [Double], what: String) throws(PositionedError) {
-        try r.enterContainer()
-        r.pos += 1
-        r.skipWhitespace()
-        if r.current == 0x5D {
-            r.pos += 1
-        } else {
-            repeat {
-                r.skipWhitespace()
-                guard r.current == 0x2D || (r.current &- 0x30) < 10 else { throw wrongShape("a number in \(what)") }
-                values.append(try r.readDouble())
-            } while try r.nextInContainer(close: 0x5D)
-        }
-        r.leaveContainer()
     }
 
     // MARK: coordinates
@@ -373,26 +353,10 @@ struct GeoJSONReader {
         }
     }
 
-    /// Reads `[ element, … ]`, calling `element` for each; returns how many there were.
     @discardableResult
     private mutating func readList(_ type: GeometryType, _ expected: String,
                                    _ element: (inout GeoJSONReader) throws(PositionedError) -> Void) throws(PositionedError) -> Int {
-        r.skipWhitespace()
-        guard r.current == 0x5B else { throw nesting(type, expected) }
-        try r.enterContainer()
-        r.pos += 1
-        r.skipWhitespace()
-        var count = 0
-        if r.current == 0x5D {
-            r.pos += 1
-        } else {
-            repeat {
-                try element(&self)
-                count += 1
-            } while try r.nextInContainer(close: 0x5D)
-        }
-        r.leaveContainer()
-        return count
+        try forEachElement({ $0.nesting(type, expected) }, element)
     }
 
     private mutating func readPositionList(into g: inout Geometry) throws(PositionedError) -> Int {
