@@ -154,6 +154,8 @@ func required<T>(_ pointer: UnsafeMutablePointer<T>?, _ name: StaticString) thro
 
 /// A caller byte buffer as a Swift buffer; NULL is accepted only with length 0.
 func inputBytes(_ data: UnsafePointer<CChar>?, _ len: Int, _ name: StaticString) throws(MapCoreError) -> UnsafeBufferPointer<UInt8> {
+    // size_t values above Int.max arrive negative; no real buffer is that large.
+    guard len >= 0 else { throw MapCoreError(.invalidArgument, "The length of \(name) is too large.") }
     guard let data else {
         guard len == 0 else { throw MapCoreError(.invalidArgument, "\(name) is NULL but its length is \(len).") }
         return UnsafeBufferPointer(start: nil, count: 0)
@@ -163,12 +165,13 @@ func inputBytes(_ data: UnsafePointer<CChar>?, _ len: Int, _ name: StaticString)
 
 /// Caller positions (count pairs) as a Swift buffer of 2·count doubles.
 func inputPositions(_ xy: UnsafePointer<Double>?, _ count: Int, _ name: StaticString) throws(MapCoreError) -> UnsafeBufferPointer<Double> {
+    guard count >= 0 else { throw MapCoreError(.invalidArgument, "count is too large.") }
     guard let xy else {
         guard count == 0 else { throw MapCoreError(.invalidArgument, "\(name) is NULL but count is \(count).") }
         return UnsafeBufferPointer(start: nil, count: 0)
     }
     let (doubles, overflow) = count.multipliedReportingOverflow(by: 2)
-    guard !overflow, count >= 0 else { throw MapCoreError(.invalidArgument, "count \(count) is too large.") }
+    guard !overflow else { throw MapCoreError(.invalidArgument, "count \(count) is too large.") }
     return UnsafeBufferPointer(start: xy, count: doubles)
 }
 

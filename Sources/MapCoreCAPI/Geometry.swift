@@ -111,7 +111,8 @@ public func mc_geojson_positions(_ handle: OpaquePointer?, _ outXY: UnsafeMutabl
 func checkCapacity(_ out: UnsafeMutablePointer<Double>?, _ capacity: Int, needed: Int,
                    _ outCount: UnsafeMutablePointer<Int>) throws(MapCoreError) {
     guard out != nil || capacity == 0 else { throw MapCoreError(.invalidArgument, "out_xy is NULL but capacity is \(capacity).") }
-    guard capacity >= needed else {
+    // A size_t capacity above Int.max arrives negative: it is plenty, not too small.
+    guard capacity < 0 || capacity >= needed else {
         outCount.pointee = needed
         throw MapCoreError(.bufferTooSmall, "The buffer holds \(capacity) positions; \(needed) are needed.")
     }

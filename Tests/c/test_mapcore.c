@@ -273,6 +273,8 @@ static void test_parse_arguments(void) {
     CHECK_STATUS(mc_geojson_parse(NULL, 5, NULL, &g), MC_E_INVALID_ARGUMENT);
     CHECK_STATUS(mc_geojson_parse(NULL, 0, NULL, &g), MC_E_PARSE);
     CHECK_STATUS(mc_geojson_parse("{}", 2, NULL, NULL), MC_E_INVALID_ARGUMENT);
+    CHECK_STATUS(mc_geojson_parse("{}", SIZE_MAX, NULL, &g), MC_E_INVALID_ARGUMENT);
+    CHECK_STATUS(mc_geojson_parse("{}", (size_t)INT64_MAX + 1, NULL, &g), MC_E_INVALID_ARGUMENT);
     CHECK(g == NULL);
     /* Input need not be NUL-terminated: only len bytes are read. */
     CHECK_STATUS(mc_geojson_parse("{\"type\":\"Point\",\"coordinates\":[1,2]}garbage", 36, NULL, &g), MC_OK);
@@ -503,6 +505,8 @@ static void test_positions(void) {
     CHECK_STATUS(mc_geojson_positions(g, NULL, 0, &n), MC_E_BUFFER_TOO_SMALL);
     CHECK(n == 4);
     CHECK_STATUS(mc_geojson_positions(g, NULL, 4, &n), MC_E_INVALID_ARGUMENT);
+    CHECK_STATUS(mc_geojson_positions(g, xy, SIZE_MAX, &n), MC_OK); /* huge capacity is plenty */
+    CHECK(n == 4 && xy[7] == 8);
     CHECK_STATUS(mc_geojson_positions(g, xy, 4, NULL), MC_E_INVALID_ARGUMENT);
     CHECK_STATUS(mc_geojson_position_count(g, NULL), MC_E_INVALID_ARGUMENT);
     mc_geojson_free(g);
@@ -541,6 +545,7 @@ static void test_hull(void) {
     CHECK_STATUS(mc_convex_hull_positions(nan_in, 3, out, 8, &n), MC_E_INVALID_ARGUMENT);
     CHECK_STATUS(mc_convex_hull_positions(square, 7, out, 8, NULL), MC_E_INVALID_ARGUMENT);
     CHECK_STATUS(mc_convex_hull_positions(NULL, 3, out, 8, &n), MC_E_INVALID_ARGUMENT);
+    CHECK_STATUS(mc_convex_hull_positions(square, SIZE_MAX, out, 8, &n), MC_E_INVALID_ARGUMENT);
 
     g = parse("{\"type\":\"MultiPoint\",\"coordinates\":[[0,0],[2,0],[2,2],[0,2],[1,1]]}");
     CHECK_STATUS(mc_geojson_convex_hull(g, &hull), MC_OK);
