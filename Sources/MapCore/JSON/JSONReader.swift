@@ -395,7 +395,14 @@ struct JSONReader {
     /// elements gather on shared scratch stacks, and each container is built once, at its
     /// exact size, when it closes.
     mutating func readValue() throws(PositionedError) -> JSONValue {
-        var open: [(isObject: Bool, start: Int)] = []
+        // The stack of open containers lives in the scratch too, so a value costs no allocation
+        // beyond its own containers; it is empty again whenever this returns normally.
+        var open = scratch.open
+        scratch.open = []
+        defer {
+            open.removeAll(keepingCapacity: true)
+            scratch.open = open
+        }
         while true {
             skipWhitespace()
             var value: JSONValue
@@ -462,6 +469,7 @@ struct JSONReader {
         var members: [JSONObject.Member] = []
         var items: [JSONValue] = []
         var pendingKeys: [String] = []
+        var open: [(isObject: Bool, start: Int)] = []
 
         /// Key → member position for objects grown past linear-scan size, by object start.
         var largeObjectIndex: [Int: [String: Int]] = [:]
