@@ -159,6 +159,80 @@ static void test_parse_file(void) {
     free(json);
 }
 
+/* ---- small thread stacks ------------------------------------------------------------------ */
+
+struct stack_probe {
+    int collections_limited, deep_values_ok;
+};
+
+static char *nested_collections(int levels, size_t *len) {
+    const char *open = "{\"type\":\"GeometryCollection\",\"geometries\":[", *leaf = "{\"type\":\"Point\",\"coordinates\":[1,2]}";
+    size_t n = 0, cap = (size_t)levels * 48 + 64;
+    char *buf = malloc(cap);
+    int k;
+    for (k = 0; k < levels; k++) n += (size_t)sprintf(buf + n, "%s", open);
+    n += (size_t)sprintf(buf + n, "%s", leaf);
+    for (k = 0; k < levels; k++) n += (size_t)sprintf(buf + n, "]}");
+    *len = n;
+    return buf;
+}
+
+static void *parse_at_the_limits(void *arg) {
+    struct stack_probe *p = arg;
+    mc_parse_options options = MC_PARSE_OPTIONS_INIT;
+    mc_geojson *g = NULL;
+    size_t len, i;
+    char *json = nested_collections(500, &len);
+    mc_buf buf = MC_BUF_INIT;
+    options.max_depth = MC_MAX_DEPTH_LIMIT;
+    p->collections_limited = mc_geojson_parse(json, len, &options, &g) == MC_E_LIMIT && g == NULL;
+    free(json);
+    /* Values nested to the cap: parse, serialize and free on this small stack. */
+    {
+        const char *head = "{\"type\":\"Feature\",\"geometry\":null,\"properties\":{\"a\":";
+        size_t depth = MC_MAX_DEPTH_LIMIT - 2, hl = strlen(head);
+        len = hl + 2 * depth + 2;
+        json = malloc(len);
+        memcpy(json, head, hl);
+        for (i = 0; i < depth; i++) json[hl + i] = '[';
+        for (i = 0; i < depth; i++) json[hl + depth + i] = ']';
+        json[len - 2] = '}';
+        json[len - 1] = '}';
+        p->deep_values_ok = mc_geojson_parse(json, len, &options, &g) == MC_OK &&
+                            mc_geojson_serialize(g, MC_SERIALIZE_PRETTY, &buf) == MC_OK && buf.len > 2 * depth;
+        mc_buf_dispose(&buf);
+        mc_geojson_free(g);
+        free(json);
+    }
+    return NULL;
+}
+
+static void test_small_stack(void) {
+    pthread_attr_t attr;
+    pthread_t t;
+    struct stack_probe probe = {0, 0};
+    mc_geojson *g = NULL;
+    size_t len;
+    char *json;
+    current_test = "small_stack";
+    /* 16 nested collections are fine; 17 are a limit error. */
+    json = nested_collections(16, &len);
+    CHECK_STATUS(mc_geojson_parse(json, len, NULL, &g), MC_OK);
+    mc_geojson_free(g);
+    free(json);
+    json = nested_collections(17, &len);
+    CHECK_STATUS(mc_geojson_parse(json, len, NULL, &g), MC_E_LIMIT);
+    free(json);
+    /* The worst inputs the limits allow, on a 128 KB stack (musl's default thread size). */
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, 128 * 1024);
+    CHECK(pthread_create(&t, &attr, parse_at_the_limits, &probe) == 0);
+    pthread_join(t, NULL);
+    pthread_attr_destroy(&attr);
+    CHECK(probe.collections_limited);
+    CHECK(probe.deep_values_ok);
+}
+
 /* ---- parsing: errors -------------------------------------------------------------------- */
 
 static void expect_error(const char *json, size_t len, int code, const char *path, long line, long column) {
@@ -235,7 +309,7 @@ static void test_deep_nesting(void) {
     CHECK_STATUS(mc_geojson_parse(json, len, NULL, &g), MC_E_LIMIT);
     CHECK(g == NULL);
     /* The limit is configurable, within bounds. */
-    options.max_depth = 5000;
+    options.max_depth = MC_MAX_DEPTH_LIMIT + 1;
     CHECK_STATUS(mc_geojson_parse(json, len, &options, &g), MC_E_INVALID_ARGUMENT);
     options.max_depth = 4;
     /* Feature object, properties object and two arrays: 4 levels. */
@@ -251,9 +325,9 @@ static void test_deep_nesting(void) {
     {
         char buf[8192];
         size_t n = 0, k;
-        for (k = 0; k < 100; k++) n += (size_t)sprintf(buf + n, "{\"type\":\"GeometryCollection\",\"geometries\":[");
+        for (k = 0; k < 16; k++) n += (size_t)sprintf(buf + n, "{\"type\":\"GeometryCollection\",\"geometries\":[");
         n += (size_t)sprintf(buf + n, "{\"type\":\"Point\",\"coordinates\":[3,4]}");
-        for (k = 0; k < 100; k++) n += (size_t)sprintf(buf + n, "]}");
+        for (k = 0; k < 16; k++) n += (size_t)sprintf(buf + n, "]}");
         CHECK_STATUS(mc_geojson_parse(buf, n, NULL, &g), MC_OK);
         {
             mc_bbox box;
@@ -634,6 +708,7 @@ int main(int argc, char **argv) {
     test_positions();
     test_hull();
     test_threads();
+    test_small_stack();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -11,7 +11,9 @@
  *   - Foreign members (members GeoJSON does not define) are kept and serialized back.
  *   - Positions of 2 or 3 numbers (longitude, latitude, altitude).
  *   - `"coordinates": []` as the empty geometry of any type.
- *   - Nesting up to mc_parse_options.max_depth levels (default 256).
+ *   - Nesting up to mc_parse_options.max_depth levels (default 256, at most 512), and
+ *     GeometryCollections nested up to 16 deep. These bounds keep the stack a parse, serialize
+ *     or free uses under about 64 KB, so it is safe on threads with small stacks (128 KB).
  * What it rejects, with the line, column and JSONPath of the offending value:
  *   - Invalid JSON, invalid UTF-8 (in strings, including lone surrogate escapes), trailing data,
  *     numbers outside the double range (MC_E_PARSE).
@@ -20,7 +22,7 @@
  *     MultiLineString, linear rings of fewer than 4 positions, rings whose first and last
  *     positions differ (MapCore does not close them for you) (MC_E_INVALID_GEOJSON).
  *   - Positions of more than 3 numbers (MC_E_UNSUPPORTED).
- *   - Nesting deeper than the limit (MC_E_LIMIT).
+ *   - Nesting deeper than either limit (MC_E_LIMIT).
  * A failed parse creates nothing.
  *
  * Threads: a mc_geojson is immutable; any number of threads may read it at once. Free it only
@@ -59,7 +61,7 @@ enum {
 
 #define MC_PARSE_OPTIONS_VERSION 1
 #define MC_MAX_DEPTH_DEFAULT 256
-#define MC_MAX_DEPTH_LIMIT 1024
+#define MC_MAX_DEPTH_LIMIT 512
 
 /* Parse options. Initialise with MC_PARSE_OPTIONS_INIT, then set what you need; fields added
  * later come with a new version number, so old callers keep working. */

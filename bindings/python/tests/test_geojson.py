@@ -79,7 +79,32 @@ def test_deep_nesting_is_a_limit_error():
     with pytest.raises(mapcore.LimitError):
         mapcore.GeoJSON(ok, max_depth=11)
     with pytest.raises(mapcore.InvalidArgumentError):
-        mapcore.GeoJSON(ok, max_depth=5000)
+        mapcore.GeoJSON(ok, max_depth=513)
+
+
+def test_limits_hold_on_a_small_thread_stack():
+    """The worst inputs the limits allow run on a 128 KB thread stack (musl's default)."""
+    collections = '{"type":"GeometryCollection","geometries":[' * 500 + '{"type":"Point","coordinates":[0,0]}' + "]}" * 500
+    values = '{"type":"Feature","geometry":null,"properties":{"a":' + "[" * 510 + "]" * 510 + "}}"
+    outcome = {}
+
+    def work():
+        try:
+            mapcore.GeoJSON(collections, max_depth=512)
+        except mapcore.LimitError:
+            outcome["collections"] = "limit"
+        g = mapcore.GeoJSON(values, max_depth=512)
+        outcome["values"] = len(g.to_json())
+        g.close()
+
+    old = threading.stack_size(128 * 1024)
+    try:
+        t = threading.Thread(target=work)
+        t.start()
+        t.join()
+    finally:
+        threading.stack_size(old)
+    assert outcome == {"collections": "limit", "values": len(values)}
 
 
 def test_closed_handle_is_misuse_not_a_crash():
