@@ -8,7 +8,7 @@ struct MapCoreCommand: ParsableCommand {
         commandName: "mapcore",
         abstract: "MapCore: GeoJSON, geometry and map logic from the command line.",
         version: "\(MapCoreVersion.string)",
-        subcommands: [Info.self, BBox.self, Hull.self]
+        subcommands: [Info.self, BBox.self, Hull.self, Conformance.self]
     )
 }
 
@@ -109,4 +109,58 @@ struct Hull: ParsableCommand {
         guard let hull = try ConvexHull.geometry(of: value) else { print("null"); return }
         print(GeoJSON.geometry(hull).serializedString(pretty: pretty))
     }
+}
+
+struct Conformance: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run conformance cases.",
+        subcommands: [ExpressionsConformance.self])
+}
+
+struct ExpressionsConformance: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "expressions",
+        abstract: "Run style-spec expression cases (JSON Lines); ends with \"N passed, M failed\".")
+
+    @Argument(help: "A .jsonl file of cases in the format of maplibre-style-spec's expression fixtures.")
+    var file: String
+
+    @Option(help: "A file listing case ids expected to fail (one per line, '#' comments): they are reported but do not fail the run; a listed case that passes, or an unlisted case that fails, does.")
+    var knownFailures: String?
+
+    @Flag(help: "Print every case, not only failures.")
+    var verbose = false
+
+    func run() throws {
+        let bytes = try FileIO.read(path: file)
+        let outcomes = ExpressionConformance.run(jsonl: String(decoding: bytes, as: UTF8.self))
+        var known = Set<String>()
+        if let knownFailures {
+            let text = String(decoding: try FileIO.read(path: knownFailures), as: UTF8.self)
+            for line in text.split(separator: "\n") {
+                let id = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map { $0.trimmingCharacters() } ?? ""
+                if !id.isEmpty { known.insert(id) }
+            }
+        }
+        var passed = 0, failed = 0, regressions = 0, fixed: [String] = []
+        for o in outcomes {
+            if o.passed {
+                passed += 1
+                if known.contains(o.id) { fixed.append(o.id) }
+                if verbose { print("ok   \(o.id)") }
+            } else {
+                failed += 1
+                let tag = known.contains(o.id) ? "known" : "FAIL"
+                if !known.contains(o.id) { regressions += 1 }
+                print("\(tag) \(o.id): \(o.reason)")
+            }
+        }
+        for id in fixed { print("FIXED \(id): passes now; remove it from the known-failures list") }
+        print("\(passed) passed, \(failed) failed")
+        if regressions > 0 || !fixed.isEmpty { throw ExitCode(1) }
+    }
+}
+
+extension Substring {
+    func trimmingCharacters() -> String { String(self).trimmingJSWhitespace() }
 }

@@ -1,0 +1,260 @@
+// Expression: `within` and `distance`, computed by GEOS.
+//
+// Semantics (documented in include/mapcore/expression.h):
+// - `within`: true when every position of the feature lies in the interior of the shape; a
+//   position on the shape's boundary is not within. Works for every geometry type (the
+//   reference renderers only handle points and lines). No geometry, or an empty one: false.
+// - `distance`: the shortest distance in meters from the feature to the shape (0 when they
+//   touch or one contains the other), measured in the "cheap ruler" local flat frame at the
+//   latitude of the feature's first position, as the reference does. No geometry: NaN.
+// - With a canonical tile id in the context, the feature is first quantized to that tile's
+//   8192-unit grid (as renderers see it), which the reference test suite relies on; without
+//   one, coordinates are used as given.
+
+import CGEOS
+import Glibc
+
+private let tileExtent = 8192.0
+
+private func mercatorX(_ lng: Double) -> Double { (180 + lng) / 360 }
+private func mercatorY(_ lat: Double) -> Double {
+    (180 - (180 / Double.pi * log(tan(Double.pi / 4 + lat * Double.pi / 360)))) / 360
+}
+private func lngFromMercatorX(_ x: Double) -> Double { x * 360 - 180 }
+private func latFromMercatorY(_ y: Double) -> Double {
+    360 / Double.pi * atan(exp((180 - y * 360) * Double.pi / 180)) - 90
+}
+
+/// Reads the `within`/`distance` argument into a geometry (lon/lat). Collections of features
+/// become one GeometryCollection.
+private func shapeGeometry(_ json: JSONValue) -> GeoJSON? {
+    guard case .object = json else { return nil }
+    return try? GeoJSONParser.parse(JSON.serialize(json))
+}
+
+extension Geometry {
+    /// A copy with every position mapped.
+    func mapped(_ f: (Double, Double) -> (Double, Double)) -> Geometry {
+        var out = self
+        var i = 0
+        while i + 1 < out.xy.count {
+            let (x, y) = f(out.xy[i], out.xy[i + 1])
+            out.xy[i] = x
+            out.xy[i + 1] = y
+            i += 2
+        }
+        out.geometries = geometries.map { $0.mapped(f) }
+        return out
+    }
+
+    /// Every position, GeometryCollections opened.
+    func forEachPosition(_ body: (Double, Double) -> Void) {
+        Geometry.walk(self) { g in
+            var i = 0
+            while i + 1 < g.xy.count { body(g.xy[i], g.xy[i + 1]); i += 2 }
+        }
+    }
+
+    var firstPosition: (Double, Double)? {
+        var first: (Double, Double)?
+        forEachPosition { x, y in if first == nil { first = (x, y) } }
+        return first
+    }
+}
+
+/// Rounds a feature's positions to the tile grid and back to lon/lat, as a renderer sees it.
+private func quantized(_ g: Geometry, _ tile: CanonicalTileID) -> Geometry {
+    let scale = pow(2, Double(tile.z))
+    return g.mapped { lng, lat in
+        let tx = ((mercatorX(lng) * scale - Double(tile.x)) * tileExtent).jsRounded
+        let ty = ((mercatorY(lat) * scale - Double(tile.y)) * tileExtent).jsRounded
+        return (lngFromMercatorX((tx / tileExtent + Double(tile.x)) / scale), latFromMercatorY((ty / tileExtent + Double(tile.y)) / scale))
+    }
+}
+
+final class WithinNode: ExprNode, @unchecked Sendable {
+    let geojson: JSONValue
+    /// All polygons of the argument as one MultiPolygon (lon/lat).
+    let shape: Geometry
+    private let lonLatPool: PreparedShapePool
+    private var tilePools: [Int: PreparedShapePool] = [:]
+    private var poolLock = pthread_mutex_t()
+
+    init(geojson: JSONValue, shape: Geometry) {
+        self.geojson = geojson
+        self.shape = shape
+        lonLatPool = PreparedShapePool { (s) throws(MapCoreError) in try s.make(shape) { ($0, $1) } }
+        pthread_mutex_init(&poolLock, nil)
+        super.init(type: .boolean)
+    }
+    deinit { pthread_mutex_destroy(&poolLock) }
+
+    override func serialize() -> JSONValue { .array([.string("within"), geojson]) }
+
+    static func parse(_ items: [JSONValue], _ ctx: ParsingContext) -> ExprNode? {
+        guard items.count == 2 else {
+            return ctx.error("'within' expression requires exactly one argument, but found \(items.count - 1) instead.")
+        }
+        var polygons: [Geometry] = []
+        func collect(_ g: Geometry?) {
+            guard let g else { return }
+            if g.type == .polygon || g.type == .multiPolygon { polygons.append(g) }
+        }
+        switch shapeGeometry(items[1]) {
+        case .featureCollection(let c)?: for f in c.features { collect(f.geometry) }
+        case .feature(let f)?: collect(f.geometry)
+        case .geometry(let g)?: collect(g)
+        case nil: break
+        }
+        guard !polygons.isEmpty else {
+            return ctx.error("'within' expression requires valid geojson object that contains polygon geometry type.")
+        }
+        return WithinNode(geojson: items[1], shape: WithinNode.multiPolygon(polygons))
+    }
+
+    static func multiPolygon(_ polygons: [Geometry]) -> Geometry {
+        var out = Geometry(type: .multiPolygon)
+        for p in polygons {
+            let base = out.xy.count / 2, ringBase = out.partEnds.count
+            out.xy.append(contentsOf: p.xy)
+            out.partEnds.append(contentsOf: p.partEnds.map { $0 + base })
+            if p.type == .polygon { out.polygonEnds.append(out.partEnds.count) }
+            else { out.polygonEnds.append(contentsOf: p.polygonEnds.map { $0 + ringBase }) }
+        }
+        return out
+    }
+
+    /// The prepared shape in world tile coordinates at zoom z (independent of tile x/y).
+    private func pool(forZoom z: Int) -> PreparedShapePool {
+        pthread_mutex_lock(&poolLock)
+        defer { pthread_mutex_unlock(&poolLock) }
+        if let p = tilePools[z] { return p }
+        let world = worldCoordinates(shape, z: z)
+        let p = PreparedShapePool { (s) throws(MapCoreError) in try s.make(world) { ($0, $1) } }
+        tilePools[z] = p
+        return p
+    }
+
+    private func worldCoordinates(_ g: Geometry, z: Int) -> Geometry {
+        let size = pow(2, Double(z)) * tileExtent
+        return g.mapped { lng, lat in ((mercatorX(lng) * size).jsRounded, (mercatorY(lat) * size).jsRounded) }
+    }
+
+    override func evaluate(_ ctx: EvaluationContext) throws(EvaluationError) -> ExpressionValue {
+        guard let g = ctx.geometry, g.firstPosition != nil else { return .boolean(false) }
+        do throws(MapCoreError) {
+            if let tile = ctx.canonical {
+                guard (0...30).contains(tile.z) else { return .boolean(false) }
+                let scale = pow(2, Double(tile.z))
+                let worldSize = scale * tileExtent
+                var feature = g.mapped { lng, lat in
+                    (((mercatorX(lng) * scale - Double(tile.x)) * tileExtent).jsRounded + Double(tile.x) * tileExtent,
+                     ((mercatorY(lat) * scale - Double(tile.y)) * tileExtent).jsRounded + Double(tile.y) * tileExtent)
+                }
+                feature = wrapNearShape(feature, worldSize: worldSize, z: tile.z)
+                return .boolean(try pool(forZoom: tile.z).withEntry { (e) throws(MapCoreError) -> Bool in
+                    let geom = try e.session.make(feature) { ($0, $1) }
+                    guard let p = geom.pointer else { return false }
+                    return try e.session.predicate(GEOSPreparedContainsProperly_r(e.session.handle, e.prepared, p), "containsProperly")
+                })
+            }
+            return .boolean(try lonLatPool.withEntry { (e) throws(MapCoreError) -> Bool in
+                if g.type == .point, g.xy.count >= 2 {
+                    guard let p = GEOSGeom_createPointFromXY_r(e.session.handle, g.xy[0], g.xy[1]) else { throw e.session.failure("point") }
+                    defer { GEOSGeom_destroy_r(e.session.handle, p) }
+                    return try e.session.predicate(GEOSPreparedContainsProperly_r(e.session.handle, e.prepared, p), "containsProperly")
+                }
+                let geom = try e.session.make(g) { ($0, $1) }
+                guard let p = geom.pointer else { return false }
+                return try e.session.predicate(GEOSPreparedContainsProperly_r(e.session.handle, e.prepared, p), "containsProperly")
+            })
+        } catch {
+            throw EvaluationError(error.message)
+        }
+    }
+
+    /// Shifts positions by a world width so features near the antimeridian meet a shape written
+    /// across it (longitudes beyond ±180), as the reference does.
+    private func wrapNearShape(_ feature: Geometry, worldSize: Double, z: Int) -> Geometry {
+        let world = worldCoordinates(shape, z: z)
+        var minX = Double.infinity, maxX = -Double.infinity
+        world.forEachPosition { x, _ in minX = min(minX, x); maxX = max(maxX, x) }
+        let half = worldSize / 2
+        func shift(_ x: Double) -> Double {
+            guard x < minX || x > maxX else { return x }
+            var s = x - minX > half ? -worldSize : (minX - x > half ? worldSize : 0)
+            if s == 0 { s = x - maxX > half ? -worldSize : (maxX - x > half ? worldSize : 0) }
+            return x + s
+        }
+        if feature.type == .point || feature.type == .multiPoint {
+            return feature.mapped { (shift($0), $1) }
+        }
+        var lo = Double.infinity, hi = -Double.infinity
+        feature.forEachPosition { x, _ in lo = min(lo, x); hi = max(hi, x) }
+        guard hi - lo <= half else { return feature }
+        return feature.mapped { (shift($0), $1) }
+    }
+}
+
+/// The "cheap ruler" factors (meters per degree of longitude and latitude) at a latitude,
+/// on the WGS84 ellipsoid.
+struct CheapRuler {
+    let kx: Double, ky: Double
+    init(latitude: Double) {
+        let re = 6378.137, fe = 1 / 298.257223563
+        let e2 = fe * (2 - fe)
+        let m = Double.pi / 180 * re * 1000
+        let coslat = cos(latitude * Double.pi / 180)
+        let w2 = 1 / (1 - e2 * (1 - coslat * coslat))
+        let w = w2.squareRoot()
+        kx = m * w * coslat
+        ky = m * w * w2 * (1 - e2)
+    }
+}
+
+final class DistanceNode: ExprNode, @unchecked Sendable {
+    let geojson: JSONValue
+    let shape: Geometry
+
+    init(geojson: JSONValue, shape: Geometry) {
+        self.geojson = geojson
+        self.shape = shape
+        super.init(type: .number)
+    }
+    override func serialize() -> JSONValue { .array([.string("distance"), geojson]) }
+
+    static func parse(_ items: [JSONValue], _ ctx: ParsingContext) -> ExprNode? {
+        guard items.count == 2 else {
+            return ctx.error("'distance' expression requires exactly one argument, but found \(items.count - 1) instead.")
+        }
+        var parts: [Geometry] = []
+        switch shapeGeometry(items[1]) {
+        case .featureCollection(let c)?: parts = c.features.compactMap(\.geometry)
+        case .feature(let f)?: if let g = f.geometry { parts = [g] }
+        case .geometry(let g)?: parts = [g]
+        case nil: break
+        }
+        guard !parts.isEmpty else {
+            return ctx.error("'distance' expression requires valid geojson object that contains polygon geometry type.")
+        }
+        return DistanceNode(geojson: items[1], shape: parts.count == 1 ? parts[0] : Geometry(type: .geometryCollection, geometries: parts))
+    }
+
+    override func evaluate(_ ctx: EvaluationContext) throws(EvaluationError) -> ExpressionValue {
+        guard var g = ctx.geometry else { return .number(.nan) }
+        if let tile = ctx.canonical, (0...30).contains(tile.z) { g = quantized(g, tile) }
+        guard let (_, lat0) = g.firstPosition else { return .number(.nan) }
+        let ruler = CheapRuler(latitude: lat0)
+        let toLocal: (Double, Double) -> (Double, Double) = { ($0 * ruler.kx, $1 * ruler.ky) }
+        guard let session = GEOSSession() else { throw EvaluationError("Could not create a GEOS context.") }
+        do throws(MapCoreError) {
+            let a = try session.make(g, transform: toLocal)
+            let b = try session.make(shape, transform: toLocal)
+            if try session.isEmpty(a) { return .number(.nan) }
+            if try session.isEmpty(b) { return .number(.nan) }
+            return .number(try session.distance(a, b))
+        } catch {
+            throw EvaluationError(error.message)
+        }
+    }
+}
