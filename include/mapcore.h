@@ -20,5 +20,6 @@
 #include "mapcore/common.h"
 #include "mapcore/geojson.h"
 #include "mapcore/geometry.h"
+#include "mapcore/expression.h"
 
 #endif /* MAPCORE_H */

@@ -13,6 +13,7 @@ import MapCore
 /// Kinds of object a C handle can point to, so a handle of one kind passed as another is misuse.
 enum HandleKind: UInt8 {
     case geojson
+    case expression
 }
 
 /// Every live handle, so NULL, freed and foreign pointers are refused instead of dereferenced.

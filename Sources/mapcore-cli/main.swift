@@ -8,7 +8,7 @@ struct MapCoreCommand: ParsableCommand {
         commandName: "mapcore",
         abstract: "MapCore: GeoJSON, geometry and map logic from the command line.",
         version: "\(MapCoreVersion.string)",
-        subcommands: [Info.self, BBox.self, Hull.self, Conformance.self]
+        subcommands: [Info.self, BBox.self, Hull.self, Eval.self, Filter.self, Conformance.self]
     )
 }
 
@@ -17,13 +17,16 @@ struct InputOptions: ParsableArguments {
     @Argument(help: "GeoJSON file to read, or - for standard input.")
     var file: String = "-"
 
-    func load() throws -> GeoJSON {
-        let bytes = try FileIO.read(path: file)
-        do {
-            return try bytes.withUnsafeBufferPointer { (b) throws(MapCoreError) in try GeoJSONParser.parse(b) }
-        } catch {
-            throw InputError(description: "\(file): \(error)")
-        }
+    func load() throws -> GeoJSON { try loadGeoJSON(file) }
+}
+
+/// Reads and parses a GeoJSON file ("-" for standard input).
+func loadGeoJSON(_ file: String) throws -> GeoJSON {
+    let bytes = try FileIO.read(path: file)
+    do {
+        return try bytes.withUnsafeBufferPointer { (b) throws(MapCoreError) in try GeoJSONParser.parse(b) }
+    } catch {
+        throw InputError(description: "\(file): \(error)")
     }
 }
 
@@ -163,4 +166,74 @@ struct ExpressionsConformance: ParsableCommand {
 
 extension Substring {
     func trimmingCharacters() -> String { String(self).trimmingJSWhitespace() }
+}
+
+/// Compiles an expression given on the command line, reporting errors with their key paths.
+private func compileExpression(_ text: String, spec: String?, filter: Bool) throws -> StyleExpression {
+    let json: JSONValue
+    do { json = try JSON.parse(text) } catch { throw InputError(description: "expression: \(error)") }
+    var propertySpec = filter ? PropertySpec.filter : PropertySpec.default
+    if let spec {
+        do { propertySpec = try PropertySpec(json: try JSON.parse(spec)) } catch { throw InputError(description: "--spec: \(error)") }
+    }
+    switch StyleExpression.compile(json, spec: propertySpec, legacyFilters: filter) {
+    case .success(let e): return e
+    case .failure(let f):
+        throw InputError(description: f.errors.map { "expression\($0.key): \($0.message)" }.joined(separator: "\n"))
+    }
+}
+
+struct Eval: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Evaluate a style expression (JSON) for each feature of a file, or once without one.")
+
+    @Argument(help: "The expression as JSON, e.g. '[\"get\", \"mag\"]'.")
+    var expression: String
+    @Argument(help: "GeoJSON file (Feature, FeatureCollection or geometry), or - for standard input.")
+    var file: String?
+    @Option(help: "Zoom level.") var zoom: Double?
+    @Option(help: "Property spec as JSON, e.g. '{\"type\": \"color\"}'.") var spec: String?
+
+    func run() throws {
+        let e = try compileExpression(expression, spec: spec, filter: false)
+        var ctx = EvaluationContext(zoom: zoom)
+        var features: [Feature?] = [nil]
+        if let file {
+            switch try loadGeoJSON(file) {
+            case .feature(let f): features = [f]
+            case .geometry(let g): features = [Feature(geometry: g)]
+            case .featureCollection(let c): features = c.features
+            }
+        }
+        for f in features {
+            ctx.setFeature(f)
+            do {
+                print(JSON.serialize(try e.evaluate(ctx).json()))
+            } catch {
+                print("error: \(error.message)")
+            }
+        }
+    }
+}
+
+struct Filter: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print the features of a file that pass a filter (expression or legacy filter), as a FeatureCollection.")
+
+    @Argument(help: "The filter as JSON, e.g. '[\">=\", [\"get\", \"mag\"], 4.5]' or '[\"==\", \"kind\", \"park\"]'.")
+    var expression: String
+    @OptionGroup var input: InputOptions
+    @Option(help: "Zoom level.") var zoom: Double?
+    @Flag(help: "Pretty-print the output.") var pretty = false
+
+    func run() throws {
+        let e = try compileExpression(expression, spec: nil, filter: true)
+        var ctx = EvaluationContext(zoom: zoom)
+        var kept: [Feature] = []
+        for f in try input.load().features {
+            ctx.setFeature(f)
+            if case .boolean(true)? = try? e.evaluate(ctx) { kept.append(f) }
+        }
+        print(GeoJSON.featureCollection(FeatureCollection(features: kept)).serializedString(pretty: pretty))
+    }
 }

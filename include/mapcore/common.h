@@ -54,7 +54,9 @@ enum {
     MC_E_NO_MEMORY = -9,        /* an allocation failed */
     MC_E_MISUSE = -10,          /* a NULL, freed or wrong-kind handle */
     MC_E_LIMIT = -11,           /* input exceeds a limit (nesting depth, size) */
-    MC_E_INTERNAL = -12         /* a bug in MapCore: please report it */
+    MC_E_INTERNAL = -12,        /* a bug in MapCore: please report it */
+    MC_E_EXPRESSION = -13,      /* an expression or filter does not compile (path = key path) */
+    MC_E_EVALUATION = -14       /* an expression failed while evaluating (the spec's run-time error) */
 };
 
 /* A short static name for a status code ("parse error"); "unknown error" for unknown codes.

@@ -108,7 +108,12 @@ public enum ExpressionValue: Sendable {
 
     /// The value as JSON. Non-finite numbers have no JSON form and become null.
     public func json(colors: ColorEncoding = .css, topLevel: Bool = true) -> JSONValue {
-        func number(_ d: Double) -> JSONValue { d.isFinite ? .double(d) : .null }
+        // Integral numbers print as integers, as JavaScript prints them.
+        func number(_ d: Double) -> JSONValue {
+            guard d.isFinite else { return .null }
+            if d == d.rounded(), abs(d) < 9.007199254740992e15 { return .int(Int64(d)) }
+            return .double(d)
+        }
         func colorJSON(_ c: Color, top: Bool) -> JSONValue {
             switch colors {
             case .css: return .string(c.cssString)

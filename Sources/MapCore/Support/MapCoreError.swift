@@ -14,6 +14,8 @@ public enum ErrorCode: Int32, Sendable, CaseIterable {
     case misuse = -10
     case limit = -11
     case internalError = -12
+    case expression = -13
+    case evaluation = -14
 
     /// A stable short name, used by `mc_errstr`.
     public var name: StaticString {
@@ -30,6 +32,8 @@ public enum ErrorCode: Int32, Sendable, CaseIterable {
         case .misuse: return "library misuse"
         case .limit: return "limit exceeded"
         case .internalError: return "internal error"
+        case .expression: return "expression error"
+        case .evaluation: return "evaluation error"
         }
     }
 }
@@ -40,8 +44,16 @@ public struct SourceLocation: Equatable, Sendable {
     public var offset: Int
     public var line: Int
     public var column: Int
-    /// JSONPath of the value being read, e.g. `$.features[3].geometry.coordinates`.
+    /// JSONPath of the value being read, e.g. `$.features[3].geometry.coordinates`; for
+    /// expressions, the key path of the failing node, e.g. `[2][1]`.
     public var path: String
+
+    public init(offset: Int, line: Int, column: Int, path: String) {
+        self.offset = offset
+        self.line = line
+        self.column = column
+        self.path = path
+    }
 }
 
 /// The error every MapCore operation throws.

@@ -1,4 +1,4 @@
-"""MapCore: GeoJSON, geometry and map logic from an embeddable C library, through ctypes.
+"""MapCore: GeoJSON, geometry, style expressions and map logic from an embeddable C library, through ctypes.
 
     >>> import mapcore
     >>> mapcore.bbox({"type": "LineString", "coordinates": [[0, 0], [10, 5]]})
@@ -9,6 +9,9 @@ parallel. Errors raise MapCoreError subclasses carrying the code, message and in
 """
 from ._lib import (
     BufferTooSmallError,
+    EvaluationError,
+    ExpressionError,
+    TypeMismatchError,
     InvalidArgumentError,
     InvalidGeoJSONError,
     LimitError,
@@ -21,6 +24,7 @@ from ._lib import (
     library_path,
     version,
 )
+from .expression import Expression, Filter
 from .geojson import GeoJSON
 from .geometry import (
     BBox,
@@ -39,6 +43,11 @@ __version__ = "0.1.0"
 __all__ = [
     "BBox",
     "BufferTooSmallError",
+    "EvaluationError",
+    "Expression",
+    "ExpressionError",
+    "Filter",
+    "TypeMismatchError",
     "GeoJSON",
     "InvalidArgumentError",
     "InvalidGeoJSONError",

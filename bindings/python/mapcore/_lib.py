@@ -135,8 +135,21 @@ class LimitError(MapCoreError, ValueError):
     pass
 
 
-_ERRORS = {-1: InvalidArgumentError, -2: ParseError, -3: InvalidGeoJSONError, -6: UnsupportedError,
-           -8: BufferTooSmallError, -10: MisuseError, -11: LimitError}
+class ExpressionError(MapCoreError, ValueError):
+    """An expression or filter that does not compile; `path` is the failing node's key path."""
+
+
+class EvaluationError(MapCoreError, ValueError):
+    """An expression that failed while evaluating (the style spec's run-time error)."""
+
+
+class TypeMismatchError(MapCoreError, TypeError):
+    pass
+
+
+_ERRORS = {-1: InvalidArgumentError, -2: ParseError, -3: InvalidGeoJSONError, -4: TypeMismatchError,
+           -6: UnsupportedError, -8: BufferTooSmallError, -10: MisuseError, -11: LimitError,
+           -13: ExpressionError, -14: EvaluationError}
 
 
 def check(status):
@@ -148,7 +161,7 @@ def check(status):
     path = (err.path or b"").decode("utf-8", "replace") or None
     located = err.line > 0
     raise _ERRORS.get(status, MapCoreError)(
-        status, message, path,
+        status, message, path if (located or status == -13) else None,
         err.offset if located else None, err.line if located else None, err.column if located else None)
 
 

@@ -1,0 +1,208 @@
+"""Style expressions and filters: include/mapcore/expression.h."""
+import ctypes
+import json
+import math
+
+from ._lib import Buf, check, lib, take_text, _declare
+from .geojson import GeoJSON, to_bytes
+
+
+class EvalContext(ctypes.Structure):
+    _fields_ = [
+        ("version", ctypes.c_int),
+        ("has_zoom", ctypes.c_int), ("zoom", ctypes.c_double),
+        ("has_heatmap_density", ctypes.c_int), ("heatmap_density", ctypes.c_double),
+        ("has_line_progress", ctypes.c_int), ("line_progress", ctypes.c_double),
+        ("has_elevation", ctypes.c_int), ("elevation", ctypes.c_double),
+        ("feature_state", ctypes.c_char_p), ("feature_state_len", ctypes.c_size_t),
+        ("global_state", ctypes.c_char_p), ("global_state_len", ctypes.c_size_t),
+        ("available_images", ctypes.c_char_p), ("available_images_len", ctypes.c_size_t),
+        ("accumulated", ctypes.c_char_p), ("accumulated_len", ctypes.c_size_t),
+        ("has_canonical", ctypes.c_int),
+        ("canonical_z", ctypes.c_int), ("canonical_x", ctypes.c_int), ("canonical_y", ctypes.c_int),
+    ]
+
+
+_vp = ctypes.c_void_p
+_ctx_p = ctypes.POINTER(EvalContext)
+_u8_p = ctypes.POINTER(ctypes.c_uint8)
+_size_p = ctypes.POINTER(ctypes.c_size_t)
+_declare("mc_expression_compile", ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t,
+         ctypes.POINTER(_vp))
+_declare("mc_filter_compile", ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(_vp))
+_declare("mc_expression_free", None, _vp)
+_declare("mc_expression_evaluate", ctypes.c_int, _vp, ctypes.c_char_p, ctypes.c_size_t, _ctx_p, ctypes.POINTER(Buf))
+_declare("mc_expression_matches", ctypes.c_int, _vp, ctypes.c_char_p, ctypes.c_size_t, _ctx_p,
+         ctypes.POINTER(ctypes.c_int))
+_declare("mc_expression_evaluate_numbers", ctypes.c_int, _vp, _vp, _ctx_p, ctypes.POINTER(ctypes.c_double), _u8_p,
+         ctypes.c_size_t, _size_p)
+_declare("mc_expression_evaluate_colors", ctypes.c_int, _vp, _vp, _ctx_p, ctypes.POINTER(ctypes.c_float), _u8_p,
+         ctypes.c_size_t, _size_p)
+_declare("mc_expression_evaluate_booleans", ctypes.c_int, _vp, _vp, _ctx_p, _u8_p, _u8_p, ctypes.c_size_t, _size_p)
+_declare("mc_expression_serialize", ctypes.c_int, _vp, ctypes.POINTER(Buf))
+_declare("mc_expression_type", ctypes.c_int, _vp, ctypes.POINTER(Buf))
+_declare("mc_expression_flags", ctypes.c_int, _vp, ctypes.POINTER(ctypes.c_uint))
+
+FEATURE_CONSTANT, ZOOM_CONSTANT, STATE_CONSTANT = 1, 2, 4
+
+
+def _json_bytes(value):
+    return json.dumps(value, allow_nan=False, ensure_ascii=False).encode("utf-8", "surrogatepass")
+
+
+def _context(zoom=None, heatmap_density=None, line_progress=None, elevation=None, feature_state=None,
+             global_state=None, available_images=None, accumulated=None, canonical=None):
+    """An mc_eval_context plus the byte strings it points into (kept alive by the caller)."""
+    ctx = EvalContext()
+    ctx.version = 1
+    keep = []
+    for name, value in (("zoom", zoom), ("heatmap_density", heatmap_density), ("line_progress", line_progress),
+                        ("elevation", elevation)):
+        if value is not None:
+            setattr(ctx, "has_" + name, 1)
+            setattr(ctx, name, float(value))
+    for name, value in (("feature_state", feature_state), ("global_state", global_state),
+                        ("available_images", available_images), ("accumulated", accumulated)):
+        if value is not None:
+            data = _json_bytes(value)
+            keep.append(data)
+            setattr(ctx, name, data)
+            setattr(ctx, name + "_len", len(data))
+    if canonical is not None:
+        z, x, y = canonical
+        ctx.has_canonical, ctx.canonical_z, ctx.canonical_x, ctx.canonical_y = 1, int(z), int(x), int(y)
+    return ctx, keep
+
+
+def _features_handle(features):
+    """A GeoJSON handle for a GeoJSON object, a FeatureCollection dict, or a list of features."""
+    if isinstance(features, GeoJSON):
+        return features
+    if isinstance(features, (list, tuple)):
+        features = {"type": "FeatureCollection", "features": list(features)}
+    return GeoJSON(features)
+
+
+class Expression:
+    """A compiled style expression (JSON form of the MapLibre/Mapbox style spec), immutable and
+    safe to evaluate from many threads.
+
+        >>> e = mapcore.Expression(["step", ["get", "population"], 1, 100000, 2])
+        >>> e.evaluate({"type": "Feature", "geometry": None, "properties": {"population": 250000}})
+        2
+
+    `property_spec` (a dict) is the style property the expression is compiled for: its "type"
+    decides coercion (e.g. "color"), its "property-type"/"expression" which inputs are allowed."""
+
+    __slots__ = ("_handle",)
+
+    def __init__(self, expr, property_spec=None):
+        data = _json_bytes(expr)
+        spec = _json_bytes(property_spec) if property_spec is not None else None
+        handle = ctypes.c_void_p()
+        check(lib.mc_expression_compile(data, len(data), spec, len(spec) if spec else 0, ctypes.byref(handle)))
+        self._handle = handle
+
+    def close(self):
+        if self._handle:
+            lib.mc_expression_free(self._handle)
+            self._handle = ctypes.c_void_p()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def evaluate(self, feature=None, zoom=None, **context):
+        """The value for one feature (a GeoJSON Feature or geometry as dict/str, or None).
+        Context keywords: heatmap_density, line_progress, elevation, feature_state,
+        global_state, available_images, accumulated, canonical=(z, x, y).
+        Colors come back as "rgba(r,g,b,a)" strings. Raises EvaluationError on run-time errors."""
+        data = to_bytes(feature) if feature is not None else None
+        ctx, keep = _context(zoom=zoom, **context)
+        text = take_text(lambda buf: lib.mc_expression_evaluate(self._handle, data, len(data) if data else 0,
+                                                                ctypes.byref(ctx), buf))
+        return json.loads(text)
+
+    def evaluate_many(self, features, zoom=None, kind=None, **context):
+        """Values for many features at once (a list of features, a FeatureCollection dict or a
+        mapcore.GeoJSON). `kind` is "number", "color" or "boolean" (default: from the
+        expression's type). Returns a list: floats, (r, g, b, a) premultiplied tuples, or bools;
+        None where a feature failed."""
+        kind = kind or {"number": "number", "color": "color", "boolean": "boolean"}.get(self.type)
+        collection = _features_handle(features)
+        ctx, keep = _context(zoom=zoom, **context)
+        if kind is None:
+            raise ValueError(f"evaluate_many needs kind= for expressions of type {self.type}")
+        count = ctypes.c_size_t()
+        fn = {"number": lib.mc_expression_evaluate_numbers, "color": lib.mc_expression_evaluate_colors,
+              "boolean": lib.mc_expression_evaluate_booleans}[kind]
+        status = fn(self._handle, collection.handle, ctypes.byref(ctx), None, None, 0, ctypes.byref(count))
+        if status not in (0, -8):
+            check(status)
+        n = count.value
+        errors = (ctypes.c_uint8 * max(n, 1))()
+        if kind == "number":
+            out = (ctypes.c_double * max(n, 1))()
+            check(fn(self._handle, collection.handle, ctypes.byref(ctx), out, errors, n, ctypes.byref(count)))
+            return [None if errors[i] else out[i] for i in range(n)]
+        if kind == "color":
+            out = (ctypes.c_float * max(4 * n, 1))()
+            check(fn(self._handle, collection.handle, ctypes.byref(ctx), out, errors, n, ctypes.byref(count)))
+            return [None if errors[i] else tuple(out[4 * i:4 * i + 4]) for i in range(n)]
+        out = (ctypes.c_uint8 * max(n, 1))()
+        check(fn(self._handle, collection.handle, ctypes.byref(ctx), out, errors, n, ctypes.byref(count)))
+        return [None if errors[i] else bool(out[i]) for i in range(n)]
+
+    def _flags(self):
+        flags = ctypes.c_uint()
+        check(lib.mc_expression_flags(self._handle, ctypes.byref(flags)))
+        return flags.value
+
+    @property
+    def type(self):
+        """The result type in the style spec's spelling: "number", "color", "array<number, 2>"…"""
+        return take_text(lambda buf: lib.mc_expression_type(self._handle, buf))
+
+    @property
+    def is_feature_constant(self):
+        return bool(self._flags() & FEATURE_CONSTANT)
+
+    @property
+    def is_zoom_constant(self):
+        return bool(self._flags() & ZOOM_CONSTANT)
+
+    def to_json(self):
+        """The compiled expression as JSON data (constants folded, legacy forms converted)."""
+        return json.loads(take_text(lambda buf: lib.mc_expression_serialize(self._handle, buf)))
+
+
+class Filter(Expression):
+    """A compiled filter: a boolean expression or a legacy filter (["==", "kind", "park"],
+    ["in", "$type", "Point"], ["has", "name"], ["all", ...])."""
+
+    __slots__ = ()
+
+    def __init__(self, expr):
+        data = _json_bytes(expr)
+        handle = ctypes.c_void_p()
+        check(lib.mc_filter_compile(data, len(data), ctypes.byref(handle)))
+        self._handle = handle
+
+    def matches(self, feature, zoom=None, **context):
+        """Whether one feature passes. Raises EvaluationError on run-time errors."""
+        data = to_bytes(feature) if feature is not None else None
+        ctx, keep = _context(zoom=zoom, **context)
+        out = ctypes.c_int()
+        check(lib.mc_expression_matches(self._handle, data, len(data) if data else 0, ctypes.byref(ctx),
+                                        ctypes.byref(out)))
+        return bool(out.value)
+
+    def filter(self, features, zoom=None, **context):
+        """The features (dicts) that pass, in order; features whose evaluation fails do not."""
+        if isinstance(features, dict):
+            features = features.get("features", [])
+        features = list(features)
+        flags = self.evaluate_many(features, zoom=zoom, kind="boolean", **context)
+        return [f for f, keep in zip(features, flags) if keep]
