@@ -8,7 +8,7 @@ SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := libgeos-dev cmake pkg-config valgrind
 PIP_PACKAGES := pytest shapely numpy orjson
 
-.PHONY: all deps build demo test test-swift test-c test-python bench clean
+.PHONY: all deps build demo test test-swift test-c test-python test-conformance bench clean
 
 all: build
 
@@ -32,16 +32,24 @@ demo: build
 	@$(CLI) bbox data/places.geojson
 	@echo "== mapcore hull data/places.geojson"
 	@$(CLI) hull data/places.geojson
+	@echo "== mapcore filter '[\">=\", [\"get\", \"scalerank\"], 2]' data/places.geojson | mapcore eval '[\"get\", \"name\"]' -"
+	@$(CLI) filter '[">=", ["get", "scalerank"], 2]' data/places.geojson | $(CLI) eval '["get", "name"]' -
 	@echo "== the same from Python"
 	@$(PYTHON) examples/python/demo.py data/places.geojson
 
-test: test-swift test-c test-python
+test: test-swift test-c test-python test-conformance
 
 test-swift: build
 	$(SWIFT) test
 
 test-c: build
 	cd $(BUILD) && ctest --output-on-failure
+
+# The style-spec expression suite; cases listed in the known-failures file may fail (with a
+# reason), every other must pass, and a listed case that passes fails the run.
+test-conformance: build
+	$(CLI) conformance expressions Tests/conformance/style-spec-expressions.jsonl \
+	  --known-failures Tests/conformance/expressions-known-failures.txt
 
 test-python: build
 	$(PYTHON) -m pytest -q bindings/python/tests

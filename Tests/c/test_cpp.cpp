@@ -1,4 +1,5 @@
 // Tests of the header-only C++ wrapper (bindings/cpp/mapcore.hpp). Prints "N passed, M failed".
+#include <cmath>
 #include "mapcore.hpp"
 
 #include <cstdio>
@@ -76,6 +77,35 @@ int main(int argc, char **argv) {
     auto round = mapcore::GeoJSON::parse(places.to_json(true));
     CHECK(round.to_json() == places.to_json());
 
+    // Expressions: evaluate, filters, batches, errors as exceptions.
+    {
+        mapcore::Expression e(R"(["*", ["get", "v"], 2])");
+        CHECK(e.type() == "number");
+        CHECK(!e.is_feature_constant() && e.is_zoom_constant());
+        CHECK(e.evaluate(R"({"type":"Feature","geometry":null,"properties":{"v":21}})") == "42");
+        auto fc = mapcore::GeoJSON::parse(
+            R"({"type":"FeatureCollection","features":[{"type":"Feature","geometry":null,"properties":{"v":1}},)"
+            R"({"type":"Feature","geometry":null,"properties":{}}]})");
+        auto values = e.evaluate_numbers(fc);
+        CHECK(values.size() == 2 && values[0] == 2 && std::isnan(values[1]));
+        auto f = mapcore::Expression::filter(R"(["==", "kind", "park"])");
+        CHECK(f.matches(R"({"type":"Feature","geometry":null,"properties":{"kind":"park"}})"));
+        CHECK(!f.matches(R"({"type":"Feature","geometry":null,"properties":{"kind":"lake"}})"));
+        bool threw = false;
+        try {
+            mapcore::Expression bad(R"(["+", 1, "x"])");
+        } catch (const mapcore::Error &err) {
+            threw = err.code() == MC_E_EXPRESSION && err.path() == "[2]";
+        }
+        CHECK(threw);
+        threw = false;
+        try {
+            e.evaluate(R"({"type":"Feature","geometry":null,"properties":{}})");
+        } catch (const mapcore::Error &err) {
+            threw = err.code() == MC_E_EVALUATION;
+        }
+        CHECK(threw);
+    }
     std::printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -187,6 +187,79 @@ inline std::vector<Position> convex_hull(const std::vector<Position> &points) {
     return out;
 }
 
+/// A compiled style expression or filter (include/mapcore/expression.h). Immutable: evaluate
+/// from any number of threads. Move-only; freed by the destructor.
+class Expression {
+public:
+    /// Compiles an expression; `property_spec` is a style-spec property specification (JSON).
+    explicit Expression(std::string_view json, std::string_view property_spec = {}) {
+        detail::check(mc_expression_compile(json.data(), json.size(),
+                                            property_spec.empty() ? nullptr : property_spec.data(),
+                                            property_spec.size(), &handle_));
+    }
+    /// Compiles a filter (boolean expression or legacy filter).
+    static Expression filter(std::string_view json) {
+        Expression e;
+        detail::check(mc_filter_compile(json.data(), json.size(), &e.handle_));
+        return e;
+    }
+    Expression(Expression &&other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+    Expression &operator=(Expression &&other) noexcept {
+        if (this != &other) {
+            mc_expression_free(handle_);
+            handle_ = std::exchange(other.handle_, nullptr);
+        }
+        return *this;
+    }
+    Expression(const Expression &) = delete;
+    Expression &operator=(const Expression &) = delete;
+    ~Expression() { mc_expression_free(handle_); }
+
+    /// The result for one feature (GeoJSON text, empty for none) as JSON text.
+    std::string evaluate(std::string_view feature = {}, const mc_eval_context *ctx = nullptr) const {
+        return take([&](mc_buf *b) {
+            return mc_expression_evaluate(handle_, feature.empty() ? nullptr : feature.data(), feature.size(), ctx, b);
+        });
+    }
+    /// Whether one feature passes (the expression must give a boolean).
+    bool matches(std::string_view feature, const mc_eval_context *ctx = nullptr) const {
+        int out = 0;
+        detail::check(mc_expression_matches(handle_, feature.data(), feature.size(), ctx, &out));
+        return out != 0;
+    }
+    /// One double per feature of `features`; NaN where evaluation failed.
+    std::vector<double> evaluate_numbers(const GeoJSON &features, const mc_eval_context *ctx = nullptr) const {
+        size_t n = 0;
+        int st = mc_expression_evaluate_numbers(handle_, features.get(), ctx, nullptr, nullptr, 0, &n);
+        if (st != MC_OK && st != MC_E_BUFFER_TOO_SMALL) detail::check(st);
+        std::vector<double> out(n);
+        detail::check(mc_expression_evaluate_numbers(handle_, features.get(), ctx, out.data(), nullptr, n, &n));
+        return out;
+    }
+    std::string to_json() const { return take([&](mc_buf *b) { return mc_expression_serialize(handle_, b); }); }
+    std::string type() const { return take([&](mc_buf *b) { return mc_expression_type(handle_, b); }); }
+    unsigned flags() const {
+        unsigned f = 0;
+        detail::check(mc_expression_flags(handle_, &f));
+        return f;
+    }
+    bool is_feature_constant() const { return flags() & MC_EXPRESSION_FEATURE_CONSTANT; }
+    bool is_zoom_constant() const { return flags() & MC_EXPRESSION_ZOOM_CONSTANT; }
+    const mc_expression *handle() const noexcept { return handle_; }
+
+private:
+    Expression() = default;
+    template <class Fill> static std::string take(Fill fill) {
+        mc_buf buf = MC_BUF_INIT;
+        int st = fill(&buf);
+        std::string out = st == MC_OK ? std::string(buf.data, buf.len) : std::string();
+        mc_buf_dispose(&buf);
+        detail::check(st);
+        return out;
+    }
+    mc_expression *handle_ = nullptr;
+};
+
 } // namespace mapcore
 
 #endif // MAPCORE_HPP

@@ -178,9 +178,13 @@ public final class StyleExpression: Sendable {
         }
     }
 
+    /// How deep expressions may nest. Compiling recurses once per level (about 1.5 KB of stack
+    /// each), so 64 levels fit a 128 KB thread stack; real styles rarely pass 20.
+    public static let defaultMaxDepth = 64
+
     /// Compiles an expression (or a legacy filter / legacy function object) for a property.
     /// - Parameter maxDepth: nesting limit; deeper input is a compile error, never a crash.
-    public static func compile(_ json: JSONValue, spec: PropertySpec = .default, maxDepth: Int = 256,
+    public static func compile(_ json: JSONValue, spec: PropertySpec = .default, maxDepth: Int = defaultMaxDepth,
                                legacyFilters: Bool = false) -> Result<StyleExpression, ExpressionCompileFailure> {
         var input = json
         if case .object(let o) = json, o["type"] != nil || o["stops"] != nil || o["property"] != nil {

@@ -1,0 +1,109 @@
+"""Expressions and filters through ctypes: values, batches, errors, threads."""
+import threading
+
+import pytest
+
+import mapcore
+
+QUAKE = {"type": "Feature", "id": 3, "geometry": {"type": "Point", "coordinates": [2, 3]},
+         "properties": {"mag": 5.5, "kind": "earthquake", "population": 250000}}
+
+
+def feature(**props):
+    return {"type": "Feature", "geometry": None, "properties": props}
+
+
+def test_evaluate_values_and_type_flags():
+    e = mapcore.Expression(["step", ["get", "population"], 1, 100000, 2, 1000000, 3])
+    assert e.type == "number"
+    assert not e.is_feature_constant and e.is_zoom_constant
+    assert e.evaluate(QUAKE) == 2
+    assert e.evaluate(feature(population=2_000_000)) == 3
+    assert mapcore.Expression(["concat", ["to-string", ["get", "t"]], "°F"]).evaluate(feature(t=64)) == "64°F"
+    assert mapcore.Expression(["interpolate", ["linear"], ["zoom"], 0, 0, 10, 100]).evaluate(zoom=2.5) == 25
+
+
+def test_color_property_spec_and_batches():
+    ramp = mapcore.Expression(["interpolate", ["linear"], ["get", "mag"], 0, "#ffff00", 5, "#ff0000", 10, "#ffffff"],
+                              property_spec={"type": "color"})
+    assert ramp.type == "color"
+    assert ramp.evaluate(feature(mag=5)) == "rgba(255,0,0,1)"
+    colors = ramp.evaluate_many([feature(mag=0), feature(mag=10), feature(mag="x")])
+    assert colors[0] == (1.0, 1.0, 0.0, 1.0)
+    assert colors[1] == (1.0, 1.0, 1.0, 1.0)
+    assert colors[2] is None
+    doubled = mapcore.Expression(["*", ["get", "v"], 2])
+    assert doubled.evaluate_many([feature(v=1), feature(), feature(v=-3)]) == [2.0, None, -6.0]
+
+
+def test_filters_legacy_and_expression():
+    legacy = mapcore.Filter(["all", ["==", "kind", "earthquake"], [">=", "mag", 4.5]])
+    assert legacy.matches(QUAKE)
+    assert not legacy.matches(feature(kind="earthquake", mag=4))
+    expr = mapcore.Filter(["all", ["==", ["get", "kind"], "earthquake"], [">=", ["get", "mag"], 4.5]])
+    features = [QUAKE, feature(kind="explosion", mag=6), feature(kind="earthquake", mag=4.6)]
+    assert expr.filter(features) == [QUAKE, features[2]]
+    assert expr.filter({"type": "FeatureCollection", "features": features}) == [QUAKE, features[2]]
+    assert mapcore.Filter(["==", "$type", "Point"]).matches(QUAKE)
+
+
+def test_context_keywords():
+    e = mapcore.Expression(["concat", ["feature-state", "hover"], "/", ["global-state", "theme"], "/",
+                            ["to-string", ["image", "pin"]]])
+    assert e.evaluate(QUAKE, feature_state={"hover": True}, global_state={"theme": "dark"},
+                      available_images=["pin"]) == "true/dark/pin"
+    within = mapcore.Expression(["within", {"type": "Polygon", "coordinates": [[[0, 0], [10, 0], [10, 10], [0, 10], [0, 0]]]}])
+    assert within.evaluate(QUAKE) is True
+    assert within.evaluate({"type": "Point", "coordinates": [20, 3]}) is False
+
+
+def test_errors_carry_codes_and_key_paths():
+    with pytest.raises(mapcore.ExpressionError) as err:
+        mapcore.Expression(["+", 1, ["*", 2, "x"]])
+    assert err.value.path == "[2][2]"
+    assert "Expected number but found string instead." in err.value.message
+    with pytest.raises(mapcore.ExpressionError):
+        mapcore.Expression(["no-such-operator"])
+    with pytest.raises(mapcore.EvaluationError) as err:
+        mapcore.Expression(["number", ["get", "missing"]]).evaluate(feature())
+    assert err.value.message == "Expected value to be of type number, but found null instead."
+    deep = 1
+    for _ in range(300):
+        deep = ["-", deep]
+    with pytest.raises(mapcore.LimitError):
+        mapcore.Expression(deep)
+    with pytest.raises(mapcore.ExpressionError):
+        nested = ["get", "x"]
+        for _ in range(100):
+            nested = ["-", nested]
+        mapcore.Expression(nested)
+    with pytest.raises(mapcore.InvalidArgumentError):
+        mapcore.Expression(["get", "x"], property_spec=[1])
+
+
+def test_to_json_round_trips():
+    e = mapcore.Expression(["+", 1, ["*", 2, 3], ["get", "x"]])
+    assert e.to_json() == ["+", 1, 6, ["number", ["get", "x"]]]
+    again = mapcore.Expression(e.to_json())
+    assert again.evaluate(feature(x=1)) == e.evaluate(feature(x=1)) == 8
+
+
+def test_one_expression_many_threads():
+    e = mapcore.Expression(["case", ["within", {"type": "Polygon", "coordinates": [[[0, 0], [10, 0], [10, 10], [0, 10], [0, 0]]]}],
+                            ["*", ["get", "v"], 2], -1])
+    failures = []
+
+    def work(t):
+        for i in range(300):
+            inside = (i + t) % 2 == 0
+            f = {"type": "Feature", "geometry": {"type": "Point", "coordinates": [5 if inside else 15, 5]},
+                 "properties": {"v": i}}
+            if e.evaluate(f) != (2 * i if inside else -1):
+                failures.append((t, i))
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
