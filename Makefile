@@ -57,6 +57,7 @@ test-python: build
 bench: build
 	$(PYTHON) bench/bench_geometry.py
 	$(PYTHON) bench/bench_geojson.py
+	$(PYTHON) bench/bench_expressions.py
 
 clean:
 	rm -rf $(BUILD) .build bench/data
