@@ -195,6 +195,12 @@ private func evaluate(_ text: String, on featureText: String? = sampleFeature, z
         #expect(throws: EvaluationError.self) { _ = try evaluate(#"["at", ["*", ["get", "revenue"], 1e300], ["literal", [1]]]"#) }
         #expect(try evaluate(#"["slice", ["literal", [1, 2, 3]], -1e300, 1e300]"#, on: nil).json() == .array([.int(1), .int(2), .int(3)]))
         #expect(try evaluate(#"["index-of", 1, ["literal", [1]], -1e300]"#, on: nil).numberValue == 0)
+        // Fraction digits from data: NaN, infinite and huge values are clamped, never trapped on.
+        let format = #"["number-format", 1.5, {"min-fraction-digits": ["get", "d"], "max-fraction-digits": ["get", "d"]}]"#
+        for d in ["0", "1e300", "-5"] {
+            #expect(try evaluate(format, on: #"{"type":"Feature","geometry":null,"properties":{"d":\#(d)}}"#).stringValue != nil)
+        }
+        #expect(try evaluate(#"["number-format", 1.5, {"max-fraction-digits": ["/", 0, ["get", "temperature"]]}]"#).stringValue == "2")
     }
 
     @Test func oneCompiledExpressionManyThreads() async throws {

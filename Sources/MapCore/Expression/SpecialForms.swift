@@ -1189,8 +1189,13 @@ struct NumberFormatter {
         } else if let unit {
             suffix = " " + unit
         }
-        var minDigits = minFraction.map { Int(max(0, min(100, $0))) } ?? defaultMin
-        let maxDigits = maxFraction.map { Int(max(0, min(100, $0))) } ?? max(defaultMax, minDigits)
+        func digits(_ d: Double?) -> Int? {
+            guard let d else { return nil }
+            guard d.isFinite else { return d == .infinity ? 20 : 0 }
+            return Int(max(0, min(20, d)))
+        }
+        var minDigits = digits(minFraction) ?? defaultMin
+        let maxDigits = digits(maxFraction) ?? max(defaultMax, minDigits)
         minDigits = min(minDigits, maxDigits)
         if value.isInfinite { return (value < 0 ? "-" : "") + prefix + "∞" + suffix }
         // Round half away from zero at maxDigits, working on the decimal digits of the value.
