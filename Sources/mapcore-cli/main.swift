@@ -139,11 +139,7 @@ struct ExpressionsConformance: ParsableCommand {
         let outcomes = ExpressionConformance.run(jsonl: String(decoding: bytes, as: UTF8.self))
         var known = Set<String>()
         if let knownFailures {
-            let text = String(decoding: try FileIO.read(path: knownFailures), as: UTF8.self)
-            for line in text.split(separator: "\n") {
-                let id = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map { $0.trimmingCharacters() } ?? ""
-                if !id.isEmpty { known.insert(id) }
-            }
+            known = ExpressionConformance.knownFailures(String(decoding: try FileIO.read(path: knownFailures), as: UTF8.self))
         }
         var passed = 0, failed = 0, regressions = 0, fixed: [String] = []
         for o in outcomes {
@@ -162,10 +158,6 @@ struct ExpressionsConformance: ParsableCommand {
         print("\(passed) passed, \(failed) failed")
         if regressions > 0 || !fixed.isEmpty { throw ExitCode(1) }
     }
-}
-
-extension Substring {
-    func trimmingCharacters() -> String { String(self).trimmingJSWhitespace() }
 }
 
 /// Compiles an expression given on the command line, reporting errors with their key paths.

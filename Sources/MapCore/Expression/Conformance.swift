@@ -11,6 +11,14 @@ public enum ExpressionConformance {
         public var reason: String
     }
 
+    /// The case ids of a known-failures list: one id per line, text after `#` is a comment.
+    public static func knownFailures(_ text: String) -> Set<String> {
+        Set(text.split(separator: "\n").compactMap { line -> String? in
+            let id = String(line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]).trimmingJSWhitespace()
+            return id.isEmpty ? nil : id
+        })
+    }
+
     /// Runs every non-empty line of a `.jsonl` file.
     public static func run(jsonl text: String) -> [Outcome] {
         var outcomes: [Outcome] = []

@@ -77,7 +77,8 @@ final class WithinNode: ExprNode, @unchecked Sendable {
     /// All polygons of the argument as one MultiPolygon (lon/lat).
     let shape: Geometry
     private let lonLatPool: PreparedShapePool
-    private var tilePools: [Int: PreparedShapePool] = [:]
+    /// Per zoom: the prepared shape in world coordinates and its x extent (for antimeridian shifts).
+    private var tileShapes: [Int: (pool: PreparedShapePool, minX: Double, maxX: Double)] = [:]
     private var poolLock = pthread_mutex_t()
 
     init(geojson: JSONValue, shape: Geometry) {
@@ -125,14 +126,16 @@ final class WithinNode: ExprNode, @unchecked Sendable {
     }
 
     /// The prepared shape in world tile coordinates at zoom z (independent of tile x/y).
-    private func pool(forZoom z: Int) -> PreparedShapePool {
+    private func tileShape(forZoom z: Int) -> (pool: PreparedShapePool, minX: Double, maxX: Double) {
         pthread_mutex_lock(&poolLock)
         defer { pthread_mutex_unlock(&poolLock) }
-        if let p = tilePools[z] { return p }
+        if let t = tileShapes[z] { return t }
         let world = worldCoordinates(shape, z: z)
-        let p = PreparedShapePool { (s) throws(MapCoreError) in try s.make(world) { ($0, $1) } }
-        tilePools[z] = p
-        return p
+        var minX = Double.infinity, maxX = -Double.infinity
+        world.forEachPosition { x, _ in minX = min(minX, x); maxX = max(maxX, x) }
+        let t = (pool: PreparedShapePool { (s) throws(MapCoreError) in try s.make(world) { ($0, $1) } }, minX: minX, maxX: maxX)
+        tileShapes[z] = t
+        return t
     }
 
     private func worldCoordinates(_ g: Geometry, z: Int) -> Geometry {
@@ -151,8 +154,9 @@ final class WithinNode: ExprNode, @unchecked Sendable {
                     (((mercatorX(lng) * scale - Double(tile.x)) * tileExtent).jsRounded + Double(tile.x) * tileExtent,
                      ((mercatorY(lat) * scale - Double(tile.y)) * tileExtent).jsRounded + Double(tile.y) * tileExtent)
                 }
-                feature = wrapNearShape(feature, worldSize: worldSize, z: tile.z)
-                return .boolean(try pool(forZoom: tile.z).withEntry { (e) throws(MapCoreError) -> Bool in
+                let target = tileShape(forZoom: tile.z)
+                feature = wrapNearShape(feature, worldSize: worldSize, minX: target.minX, maxX: target.maxX)
+                return .boolean(try target.pool.withEntry { (e) throws(MapCoreError) -> Bool in
                     let geom = try e.session.make(feature) { ($0, $1) }
                     guard let p = geom.pointer else { return false }
                     return try e.session.predicate(GEOSPreparedContainsProperly_r(e.session.handle, e.prepared, p), "containsProperly")
@@ -175,10 +179,7 @@ final class WithinNode: ExprNode, @unchecked Sendable {
 
     /// Shifts positions by a world width so features near the antimeridian meet a shape written
     /// across it (longitudes beyond ±180), as the reference does.
-    private func wrapNearShape(_ feature: Geometry, worldSize: Double, z: Int) -> Geometry {
-        let world = worldCoordinates(shape, z: z)
-        var minX = Double.infinity, maxX = -Double.infinity
-        world.forEachPosition { x, _ in minX = min(minX, x); maxX = max(maxX, x) }
+    private func wrapNearShape(_ feature: Geometry, worldSize: Double, minX: Double, maxX: Double) -> Geometry {
         let half = worldSize / 2
         func shift(_ x: Double) -> Double {
             guard x < minX || x > maxX else { return x }
@@ -246,13 +247,15 @@ final class DistanceNode: ExprNode, @unchecked Sendable {
         guard let (_, lat0) = g.firstPosition else { return .number(.nan) }
         let ruler = CheapRuler(latitude: lat0)
         let toLocal: (Double, Double) -> (Double, Double) = { ($0 * ruler.kx, $1 * ruler.ky) }
-        guard let session = GEOSSession() else { throw EvaluationError("Could not create a GEOS context.") }
+        let shape = self.shape
         do throws(MapCoreError) {
-            let a = try session.make(g, transform: toLocal)
-            let b = try session.make(shape, transform: toLocal)
-            if try session.isEmpty(a) { return .number(.nan) }
-            if try session.isEmpty(b) { return .number(.nan) }
-            return .number(try session.distance(a, b))
+            return .number(try GEOSSessions.with { (session) throws(MapCoreError) -> Double in
+                let a = try session.make(g, transform: toLocal)
+                let b = try session.make(shape, transform: toLocal)
+                if try session.isEmpty(a) { return .nan }
+                if try session.isEmpty(b) { return .nan }
+                return try session.distance(a, b)
+            })
         } catch {
             throw EvaluationError(error.message)
         }

@@ -60,10 +60,11 @@ final class GEOSSession {
     }
 
     private func sequence(_ xy: UnsafeBufferPointer<Double>, _ range: Range<Int>, transform: (Double, Double) -> (Double, Double)) throws(MapCoreError) -> OpaquePointer {
+        guard range.count <= Int(UInt32.max) else { throw MapCoreError(.limit, "GEOS takes at most \(UInt32.max) positions per part.") }
         guard let seq = GEOSCoordSeq_create_r(handle, UInt32(range.count), 2) else { throw failure("coordinate sequence") }
         for (k, i) in range.enumerated() {
             let (x, y) = transform(xy[2 * i], xy[2 * i + 1])
-            GEOSCoordSeq_setXY_r(handle, seq, UInt32(k), x, y)
+            GEOSCoordSeq_setXY_r(handle, seq, UInt32(truncatingIfNeeded: k), x, y)
         }
         return seq
     }
@@ -92,14 +93,14 @@ final class GEOSSession {
                     for h in holes { if let h { GEOSGeom_destroy_r(handle, h) } }
                     throw error
                 }
-                guard let p = holes.withUnsafeMutableBufferPointer({ GEOSGeom_createPolygon_r(handle, shell, $0.baseAddress, UInt32($0.count)) }) else {
+                guard let p = holes.withUnsafeMutableBufferPointer({ GEOSGeom_createPolygon_r(handle, shell, $0.baseAddress, UInt32(truncatingIfNeeded: $0.count)) }) else {
                     throw failure("polygon")
                 }
                 return p
             }
             func collection(_ type: Int32, _ parts: [OpaquePointer?]) throws(MapCoreError) -> OpaquePointer {
                 var parts = parts
-                guard let c = parts.withUnsafeMutableBufferPointer({ GEOSGeom_createCollection_r(handle, type, $0.baseAddress, UInt32($0.count)) }) else {
+                guard let c = parts.withUnsafeMutableBufferPointer({ GEOSGeom_createCollection_r(handle, type, $0.baseAddress, UInt32(truncatingIfNeeded: $0.count)) }) else {
                     throw failure("collection")
                 }
                 return c
@@ -161,6 +162,28 @@ final class GEOSSession {
     func isEmpty(_ g: Geom) throws(MapCoreError) -> Bool {
         guard let p = g.pointer else { return true }
         return try predicate(GEOSisEmpty_r(handle, p), "isEmpty")
+    }
+}
+
+/// GEOS sessions kept for reuse, so hot paths do not create a context per call. A session is
+/// used by one thread at a time.
+enum GEOSSessions {
+    nonisolated(unsafe) private static var free: [GEOSSession] = []
+    nonisolated(unsafe) private static var lock = pthread_mutex_t()
+    private static let ready: Bool = { pthread_mutex_init(&lock, nil); return true }()
+
+    static func with<T>(_ body: (GEOSSession) throws(MapCoreError) -> T) throws(MapCoreError) -> T {
+        _ = ready
+        pthread_mutex_lock(&lock)
+        let reused = free.popLast()
+        pthread_mutex_unlock(&lock)
+        guard let session = reused ?? GEOSSession() else { throw MapCoreError(.outOfMemory, "Could not create a GEOS context.") }
+        defer {
+            pthread_mutex_lock(&lock)
+            if free.count < 64 { free.append(session) }
+            pthread_mutex_unlock(&lock)
+        }
+        return try body(session)
     }
 }
 
