@@ -1,0 +1,565 @@
+// Cluster: point clustering with the algorithm, ids, properties and result order of
+// mapbox/supercluster 8 (see Tests/fixtures/supercluster/README.md for every rule reproduced).
+//
+// Storage differs from upstream to save memory: items (points and clusters) live once in flat
+// tables, and a zoom level is only a KD tree of item references. Everything upstream keeps per
+// level and per item (parent id, "handled at zoom") is a property of the item itself, because an
+// item is merged into a cluster at most once.
+
+import Glibc
+
+public struct SuperclusterOptions: Sendable, Equatable {
+    public var minZoom = 0
+    public var maxZoom = 16
+    public var minPoints = 2
+    /// Cluster radius in pixels of a tile `extent` wide.
+    public var radius = 40.0
+    public var extent = 512.0
+    public var nodeSize = 64
+    /// Tile features of points get their input index as id.
+    public var generateId = false
+
+    public init() {}
+
+    /// The cluster id keeps the formation zoom in 5 bits.
+    public static let maxAllowedZoom = 30
+
+    func validate() throws(MapCoreError) {
+        func bad(_ m: String) -> MapCoreError { MapCoreError(.invalidArgument, m) }
+        guard minZoom >= 0, maxZoom <= Self.maxAllowedZoom, minZoom <= maxZoom else {
+            throw bad("minZoom and maxZoom must satisfy 0 <= minZoom <= maxZoom <= \(Self.maxAllowedZoom) (got \(minZoom), \(maxZoom)).")
+        }
+        guard radius.isFinite, radius > 0 else { throw bad("radius must be a positive number (got \(radius)).") }
+        guard extent.isFinite, extent > 0 else { throw bad("extent must be a positive number (got \(extent)).") }
+        guard minPoints >= 2, minPoints <= Int(Int32.max) else { throw bad("minPoints must be at least 2 (got \(minPoints)).") }
+        guard nodeSize >= 2, nodeSize <= 1 << 16 else { throw bad("nodeSize must be between 2 and 65536 (got \(nodeSize)).") }
+    }
+}
+
+/// One result item: an input point (by input index) or a cluster (by cluster table index).
+public enum ClusterItem: Equatable, Sendable {
+    case point(Int)
+    case cluster(Int)
+
+    @inline(__always) init(ref: Int32) { self = ref >= 0 ? .point(Int(ref)) : .cluster(Int(-1 - ref)) }
+}
+
+/// A feature of `Supercluster.tile`: tile pixel coordinates of one item.
+public struct TileItem: Sendable, Equatable {
+    public var item: ClusterItem
+    public var x: Double
+    public var y: Double
+}
+
+public final class Supercluster: Sendable {
+    public let options: SuperclusterOptions
+    public let clusterProperties: ClusterProperties?
+    /// The input, as given (null-geometry features included: they count in the cluster id base).
+    public let features: [Feature]
+
+    // Input points (indexed by input index; unused for features without geometry).
+    private let pointLng: ContiguousArray<Double>
+    private let pointLat: ContiguousArray<Double>
+    private let pointParent: ContiguousArray<Int>
+
+    // Clusters, in creation order (by zoom, from maxZoom down; within a zoom by id).
+    private let clusterX: ContiguousArray<Double>
+    private let clusterY: ContiguousArray<Double>
+    private let clusterCount: ContiguousArray<Int>
+    private let clusterID: ContiguousArray<Int>
+    private let clusterParent: ContiguousArray<Int>
+    /// Where the cluster's first item sat in the level above: the centre of its children search.
+    private let clusterOriginX: ContiguousArray<Double>
+    private let clusterOriginY: ContiguousArray<Double>
+    private let clusterProps: [JSONObject]
+    /// Table indexes of the clusters formed at zoom z, at [z - minZoom]; ascending ids.
+    private let clusterRanges: [Range<Int>]
+    /// trees[z - minZoom] for z in minZoom...maxZoom+1 (the last one holds the raw points).
+    private let trees: [KDBush]
+
+    /// Indexes `features`. Features without geometry are skipped; any other non-Point geometry
+    /// is an error, as clustering only applies to points.
+    public init(features: [Feature], options: SuperclusterOptions = SuperclusterOptions(),
+                clusterProperties: ClusterProperties? = nil) throws(MapCoreError) {
+        try options.validate()
+        guard features.count < Int(Int32.max) else {
+            throw MapCoreError(.limit, "At most \(Int32.max - 1) features can be clustered.")
+        }
+        self.options = options
+        self.clusterProperties = clusterProperties
+        self.features = features
+        let n = features.count
+
+        var lng = ContiguousArray<Double>(repeating: 0, count: n)
+        var lat = ContiguousArray<Double>(repeating: 0, count: n)
+        var order = ContiguousArray<Int32>()
+        var xy = ContiguousArray<Float>()
+        order.reserveCapacity(n)
+        xy.reserveCapacity(2 * n)
+        for (i, f) in features.enumerated() {
+            guard let g = f.geometry else { continue }
+            guard g.type == .point, g.xy.count >= 2 else {
+                throw MapCoreError(.unsupported, "Clustering only applies to Point features; feature \(i) is a \(g.type.name).",
+                                   location: SourceLocation(offset: -1, line: 0, column: 0, path: "$.features[\(i)].geometry"))
+            }
+            lng[i] = g.xy[0]
+            lat[i] = g.xy[1]
+            order.append(Int32(i))
+            xy.append(Float(Projection.x(lng: g.xy[0])))
+            xy.append(Float(Projection.y(lat: g.xy[1])))
+        }
+        pointLng = lng
+        pointLat = lat
+
+        var b = Builder(n: n, options: options, props: clusterProperties, features: features, pointXY: xy, order: order)
+        var trees = [KDBush](repeating: KDBush(refs: [], xy: [], nodeSize: options.nodeSize), count: options.maxZoom - options.minZoom + 2)
+        var tree = KDBush(refs: order, xy: xy, nodeSize: options.nodeSize)
+        trees[trees.count - 1] = tree
+        var levelOrder = order
+        var clusterRanges = [Range<Int>](repeating: 0..<0, count: trees.count - 1)
+        for z in stride(from: options.maxZoom, through: options.minZoom, by: -1) {
+            let first = b.clusterX.count
+            let next = b.cluster(tree: tree, order: levelOrder, zoom: z)
+            clusterRanges[z - options.minZoom] = first..<b.clusterX.count
+            tree = KDBush(refs: next.order, xy: next.xy, nodeSize: options.nodeSize)
+            trees[z - options.minZoom] = tree
+            levelOrder = next.order
+        }
+        self.clusterRanges = clusterRanges
+        self.trees = trees
+        pointParent = b.pointParent
+        clusterX = b.clusterX
+        clusterY = b.clusterY
+        clusterCount = b.clusterCount
+        clusterID = b.clusterID
+        clusterParent = b.clusterParent
+        clusterOriginX = b.clusterOriginX
+        clusterOriginY = b.clusterOriginY
+        clusterProps = b.clusterProps
+    }
+
+    /// The clustering pass, holding the mutable tables while the levels are built.
+    private struct Builder {
+        let n: Int
+        let options: SuperclusterOptions
+        let props: ClusterProperties?
+        let features: [Feature]
+        let pointXY: ContiguousArray<Float>
+        /// Input index -> position in pointXY / 2.
+        var pointSlot: ContiguousArray<Int32>
+        var pointParent: ContiguousArray<Int>
+        var pointZoom: ContiguousArray<Int8>
+        var clusterX = ContiguousArray<Double>(), clusterY = ContiguousArray<Double>()
+        var clusterCount = ContiguousArray<Int>(), clusterID = ContiguousArray<Int>()
+        var clusterParent = ContiguousArray<Int>(), clusterZoom = ContiguousArray<Int8>()
+        var clusterOriginX = ContiguousArray<Double>(), clusterOriginY = ContiguousArray<Double>()
+        var clusterProps: [JSONObject] = []
+        var neighbors: [Int32] = []
+
+        static let unhandled = Int8.max
+
+        init(n: Int, options: SuperclusterOptions, props: ClusterProperties?, features: [Feature],
+             pointXY: ContiguousArray<Float>, order: ContiguousArray<Int32>) {
+            self.n = n
+            self.options = options
+            self.props = props
+            self.features = features
+            self.pointXY = pointXY
+            pointSlot = ContiguousArray(repeating: -1, count: n)
+            for (slot, ref) in order.enumerated() { pointSlot[Int(ref)] = Int32(slot) }
+            pointParent = ContiguousArray(repeating: -1, count: n)
+            pointZoom = ContiguousArray(repeating: Self.unhandled, count: n)
+        }
+
+        @inline(__always) func position(_ ref: Int32) -> (Double, Double) {
+            if ref >= 0 {
+                let s = Int(pointSlot[Int(ref)])
+                return (Double(pointXY[2 * s]), Double(pointXY[2 * s + 1]))
+            }
+            let c = Int(-1 - ref)
+            return (clusterX[c], clusterY[c])
+        }
+        @inline(__always) func count(_ ref: Int32) -> Int { ref >= 0 ? 1 : clusterCount[Int(-1 - ref)] }
+        @inline(__always) func handledZoom(_ ref: Int32) -> Int8 { ref >= 0 ? pointZoom[Int(ref)] : clusterZoom[Int(-1 - ref)] }
+        @inline(__always) mutating func setZoom(_ ref: Int32, _ z: Int8) {
+            if ref >= 0 { pointZoom[Int(ref)] = z } else { clusterZoom[Int(-1 - ref)] = z }
+        }
+        @inline(__always) mutating func setParent(_ ref: Int32, _ id: Int) {
+            if ref >= 0 { pointParent[Int(ref)] = id } else { clusterParent[Int(-1 - ref)] = id }
+        }
+        func mapped(_ ref: Int32, _ props: ClusterProperties) -> JSONObject {
+            ref >= 0 ? props.map(features[Int(ref)]) : clusterProps[Int(-1 - ref)]
+        }
+
+        mutating func cluster(tree: KDBush, order: ContiguousArray<Int32>, zoom: Int) -> (order: ContiguousArray<Int32>, xy: ContiguousArray<Float>) {
+            let r = options.radius / (options.extent * pow(2, Double(zoom)))
+            let z8 = Int8(zoom)
+            var nextOrder = ContiguousArray<Int32>()
+            var nextXY = ContiguousArray<Float>()
+            nextOrder.reserveCapacity(order.count)
+            nextXY.reserveCapacity(2 * order.count)
+            func keep(_ ref: Int32, _ x: Double, _ y: Double) {
+                nextOrder.append(ref)
+                nextXY.append(Float(x))
+                nextXY.append(Float(y))
+            }
+            for (i, ref) in order.enumerated() {
+                if handledZoom(ref) <= z8 { continue }
+                setZoom(ref, z8)
+                let (x, y) = position(ref)
+                neighbors.removeAll(keepingCapacity: true)
+                tree.within(x, y, r) { neighbors.append($0) }
+                let originCount = count(ref)
+                var total = originCount
+                for nb in neighbors where handledZoom(nb) > z8 { total += count(nb) }
+
+                if total > originCount && total >= options.minPoints {
+                    var wx = x * Double(originCount), wy = y * Double(originCount)
+                    let id = (i << 5) + (zoom + 1) + n
+                    var accumulated: JSONObject? = nil
+                    for nb in neighbors where handledZoom(nb) > z8 {
+                        setZoom(nb, z8)
+                        let c = count(nb)
+                        let (nx, ny) = position(nb)
+                        wx += nx * Double(c)
+                        wy += ny * Double(c)
+                        setParent(nb, id)
+                        if let props {
+                            var folded = accumulated ?? mapped(ref, props)
+                            props.reduce(&folded, mapped(nb, props))
+                            accumulated = folded
+                        }
+                    }
+                    setParent(ref, id)
+                    let newRef = Int32(-1 - clusterX.count)
+                    let cx = wx / Double(total), cy = wy / Double(total)
+                    clusterX.append(cx)
+                    clusterY.append(cy)
+                    clusterCount.append(total)
+                    clusterID.append(id)
+                    clusterParent.append(-1)
+                    clusterZoom.append(Self.unhandled)
+                    clusterOriginX.append(x)
+                    clusterOriginY.append(y)
+                    if props != nil { clusterProps.append(accumulated ?? JSONObject()) }
+                    keep(newRef, cx, cy)
+                } else {
+                    keep(ref, x, y)
+                    if total > 1 {
+                        for nb in neighbors where handledZoom(nb) > z8 {
+                            setZoom(nb, z8)
+                            let (nx, ny) = position(nb)
+                            keep(nb, nx, ny)
+                        }
+                    }
+                }
+            }
+            return (nextOrder, nextXY)
+        }
+    }
+
+    // MARK: item accessors
+
+    /// Number of input points an item stands for (1 for a point).
+    public func pointCount(_ item: ClusterItem) -> Int {
+        switch item {
+        case .point: return 1
+        case .cluster(let c): return clusterCount[c]
+        }
+    }
+
+    /// The cluster id of a cluster, the input index of a point.
+    public func id(_ item: ClusterItem) -> Int {
+        switch item {
+        case .point(let i): return i
+        case .cluster(let c): return clusterID[c]
+        }
+    }
+
+    /// Longitude and latitude: a point's input position, a cluster's weighted centre.
+    public func position(_ item: ClusterItem) -> (lng: Double, lat: Double) {
+        switch item {
+        case .point(let i): return (pointLng[i], pointLat[i])
+        case .cluster(let c): return (Projection.lng(x: clusterX[c]), Projection.lat(y: clusterY[c]))
+        }
+    }
+
+    /// The properties a cluster carries: aggregates first, then the four standard keys.
+    public func clusterProperties(_ c: Int) -> JSONObject {
+        var props = clusterProps.isEmpty ? JSONObject() : clusterProps[c]
+        let count = clusterCount[c]
+        props["cluster"] = .bool(true)
+        props["cluster_id"] = .int(Int64(clusterID[c]))
+        props["point_count"] = .int(Int64(count))
+        props["point_count_abbreviated"] = Self.abbreviated(count)
+        return props
+    }
+
+    /// supercluster's point_count_abbreviated: the count below 1000, else "1.2k" / "16k".
+    static func abbreviated(_ count: Int) -> JSONValue {
+        if count >= 10000 { return .string("\(jsRound(Double(count) / 1000))k") }
+        if count >= 1000 { return .string(JSNumber.format(Double(jsRound(Double(count) / 100)) / 10) + "k") }
+        return .int(Int64(count))
+    }
+
+    /// JavaScript's Math.round: halves go up.
+    static func jsRound(_ v: Double) -> Int64 { Int64((v + 0.5).rounded(.down)) }
+
+    /// The cluster table index of a cluster id, or a not-found error.
+    public func cluster(withID id: Int) throws(MapCoreError) -> Int {
+        let notFound = MapCoreError(.notFound, "No cluster with the specified id (\(id)).")
+        let base = features.count
+        guard id > base else { throw notFound }
+        let zoomField = (id - base) & 31
+        let formedAt = zoomField - 1
+        guard formedAt >= options.minZoom, formedAt <= options.maxZoom else { throw notFound }
+        let range = clusterRanges[formedAt - options.minZoom]
+        var lo = range.lowerBound, hi = range.upperBound
+        while lo < hi {
+            let mid = (lo + hi) >> 1
+            if clusterID[mid] < id { lo = mid + 1 } else { hi = mid }
+        }
+        guard lo < range.upperBound, clusterID[lo] == id else { throw notFound }
+        return lo
+    }
+
+    // MARK: queries
+
+    /// The level a query zoom reads: floored and clamped to minZoom...maxZoom+1.
+    func level(_ zoom: Double) throws(MapCoreError) -> Int {
+        guard !zoom.isNaN else { throw MapCoreError(.invalidArgument, "zoom must be a number (got NaN).") }
+        let z = zoom.rounded(.down)
+        let clamped = max(Double(options.minZoom), min(z, Double(options.maxZoom + 1)))
+        return Int(clamped) - options.minZoom
+    }
+
+    /// Clusters and points in `bbox` (west, south, east, north in degrees) at `zoom`, in
+    /// supercluster's order. A box with west > east crosses the antimeridian.
+    public func clusters(west: Double, south: Double, east: Double, north: Double, zoom: Double) throws(MapCoreError) -> [ClusterItem] {
+        guard west.isFinite, south.isFinite, east.isFinite, north.isFinite else {
+            throw MapCoreError(.invalidArgument, "The bounding box must hold four finite numbers.")
+        }
+        let tree = trees[try level(zoom)]
+        var out: [ClusterItem] = []
+        func wrap(_ lng: Double) -> Double { ((lng + 180).truncatingRemainder(dividingBy: 360) + 360).truncatingRemainder(dividingBy: 360) - 180 }
+        var minLng = wrap(west)
+        var maxLng = east == 180 ? 180 : wrap(east)
+        let minLat = max(-90, min(90, south)), maxLat = max(-90, min(90, north))
+        func collect(_ w: Double, _ e: Double) {
+            tree.range(minX: Projection.x(lng: w), minY: Projection.y(lat: maxLat),
+                       maxX: Projection.x(lng: e), maxY: Projection.y(lat: minLat)) { out.append(ClusterItem(ref: $0)) }
+        }
+        if east - west >= 360 {
+            minLng = -180
+            maxLng = 180
+        } else if minLng > maxLng {
+            collect(minLng, 180)
+            collect(-180, maxLng)
+            return out
+        }
+        collect(minLng, maxLng)
+        return out
+    }
+
+    /// supercluster's getTile: items of tile z/x/y with the tile's pixel coordinates (extent
+    /// wide), including the `radius` margin and the antimeridian copies at the world's edges.
+    public func tile(z: Int, x: Int, y: Int) throws(MapCoreError) -> [TileItem] {
+        guard z >= 0, z <= 40 else { throw MapCoreError(.invalidArgument, "Tile zoom must be between 0 and 40 (got \(z)).") }
+        let tilesPerSide = 1 << z
+        guard x >= 0, x < tilesPerSide, y >= 0, y < tilesPerSide else {
+            throw MapCoreError(.invalidArgument, "Tile \(z)/\(x)/\(y) is outside the \(tilesPerSide)x\(tilesPerSide) grid.")
+        }
+        let tree = trees[try level(Double(z))]
+        let z2 = Double(tilesPerSide)
+        let p = options.radius / options.extent
+        let top = (Double(y) - p) / z2, bottom = (Double(y) + 1 + p) / z2
+        var out: [TileItem] = []
+        func add(minX: Double, maxX: Double, shiftX: Double) {
+            tree.range(minX: minX, minY: top, maxX: maxX, maxY: bottom) { ref in
+                let item = ClusterItem(ref: ref)
+                let px: Double, py: Double
+                switch item {
+                case .point(let i):
+                    px = Projection.x(lng: pointLng[i])
+                    py = Projection.y(lat: pointLat[i])
+                case .cluster(let c):
+                    px = clusterX[c]
+                    py = clusterY[c]
+                }
+                out.append(TileItem(item: item,
+                                    x: Double(Self.jsRound(options.extent * (px * z2 - shiftX))),
+                                    y: Double(Self.jsRound(options.extent * (py * z2 - Double(y))))))
+            }
+        }
+        add(minX: (Double(x) - p) / z2, maxX: (Double(x) + 1 + p) / z2, shiftX: Double(x))
+        if x == 0 { add(minX: 1 - p / z2, maxX: 1, shiftX: z2) }
+        if x == tilesPerSide - 1 { add(minX: 0, maxX: p / z2, shiftX: -1) }
+        return out
+    }
+
+    /// The items a cluster was formed from, in supercluster's order.
+    public func children(of clusterID: Int) throws(MapCoreError) -> [ClusterItem] {
+        let c = try cluster(withID: clusterID)
+        let zoomField = (clusterID - features.count) & 31
+        let tree = trees[zoomField - options.minZoom]
+        let r = options.radius / (options.extent * pow(2, Double(zoomField - 1)))
+        var out: [ClusterItem] = []
+        tree.within(clusterOriginX[c], clusterOriginY[c], r) { ref in
+            let parent = ref >= 0 ? pointParent[Int(ref)] : clusterParent[Int(-1 - ref)]
+            if parent == clusterID { out.append(ClusterItem(ref: ref)) }
+        }
+        guard !out.isEmpty else { throw MapCoreError(.notFound, "No cluster with the specified id (\(clusterID)).") }
+        return out
+    }
+
+    /// Input indexes of a cluster's points, depth-first in children order, skipping `offset`
+    /// and returning at most `limit`.
+    public func leaves(of clusterID: Int, offset: Int, limit: Int) throws(MapCoreError) -> [Int] {
+        guard offset >= 0, limit >= 0 else { throw MapCoreError(.invalidArgument, "offset and limit must not be negative.") }
+        var out: [Int] = []
+        guard limit > 0 else { _ = try cluster(withID: clusterID); return out }
+        var skipped = 0
+        try appendLeaves(clusterID, offset: offset, limit: limit, skipped: &skipped, into: &out)
+        return out
+    }
+
+    private func appendLeaves(_ id: Int, offset: Int, limit: Int, skipped: inout Int, into out: inout [Int]) throws(MapCoreError) {
+        // Recursion depth is bounded by the number of zoom levels (at most 31).
+        for child in try children(of: id) {
+            switch child {
+            case .cluster(let c):
+                if skipped + clusterCount[c] <= offset {
+                    skipped += clusterCount[c]
+                } else {
+                    try appendLeaves(clusterID[c], offset: offset, limit: limit, skipped: &skipped, into: &out)
+                }
+            case .point(let i):
+                if skipped < offset { skipped += 1 } else { out.append(i) }
+            }
+            if out.count == limit { break }
+        }
+    }
+
+    /// The zoom at which a cluster splits into several items (can be maxZoom + 1).
+    public func expansionZoom(of clusterID: Int) throws(MapCoreError) -> Int {
+        var id = clusterID
+        _ = try cluster(withID: id)
+        var zoom = ((id - features.count) & 31) - 1
+        while zoom <= options.maxZoom {
+            let children = try children(of: id)
+            zoom += 1
+            guard children.count == 1, case .cluster(let c) = children[0] else { break }
+            id = self.clusterID[c]
+        }
+        return zoom
+    }
+
+    /// Number of items at each zoom minZoom...maxZoom+1, and how many of them are clusters.
+    public func levelCounts() -> [(zoom: Int, items: Int, clusters: Int)] {
+        trees.enumerated().map { (i, t) in
+            var clusters = 0
+            for r in t.refs where r < 0 { clusters += 1 }
+            return (options.minZoom + i, t.count, clusters)
+        }
+    }
+
+    /// Bytes held by the index (trees and tables, not the input features).
+    public var indexByteCount: Int {
+        trees.reduce(0) { $0 + $1.byteCount } + pointLng.capacity * 8 * 3
+            + clusterX.capacity * 8 * 7
+    }
+
+    // MARK: GeoJSON output
+
+    /// A cluster as supercluster's getClusters gives it; a point as its input feature.
+    public func writeFeature(_ item: ClusterItem, into w: inout JSONWriter) {
+        switch item {
+        case .point(let i):
+            w.writeFeature(features[i])
+        case .cluster(let c):
+            w.openObject()
+            w.key("type"); w.writeString("Feature")
+            w.key("id"); w.writeInt(Int64(clusterID[c]))
+            w.key("properties"); w.writeObject(clusterProperties(c))
+            w.key("geometry")
+            w.openObject()
+            w.key("type"); w.writeString("Point")
+            w.key("coordinates")
+            w.openArray(inline: true)
+            let (lng, lat) = position(item)
+            w.element(); w.writeCoordinate(lng)
+            w.element(); w.writeCoordinate(lat)
+            w.closeArray()
+            w.closeObject()
+            w.closeObject()
+        }
+    }
+
+    /// A FeatureCollection of items.
+    public func featureCollection(_ items: [ClusterItem], pretty: Bool = false) -> [UInt8] {
+        var w = JSONWriter(pretty: pretty, reserve: 64 + items.count * 160)
+        w.openObject()
+        w.key("type"); w.writeString("FeatureCollection")
+        w.key("features")
+        w.openArray()
+        for item in items { w.element(); writeFeature(item, into: &w) }
+        w.closeArray()
+        w.closeObject()
+        return w.bytes
+    }
+
+    /// supercluster's tile JSON: `{"features":[{"type":1,"geometry":[[x,y]],"tags":{…},"id":…}]}`,
+    /// or `null` for an empty tile.
+    public func tileJSON(_ items: [TileItem], pretty: Bool = false) -> [UInt8] {
+        var w = JSONWriter(pretty: pretty, reserve: 64 + items.count * 160)
+        guard !items.isEmpty else { w.writeNull(); return w.bytes }
+        w.openObject()
+        w.key("features")
+        w.openArray()
+        for t in items {
+            w.element()
+            w.openObject()
+            w.key("type"); w.writeInt(1)
+            w.key("geometry")
+            w.openArray(inline: true)
+            w.element()
+            w.openArray(inline: true)
+            w.element(); w.writeCoordinate(t.x)
+            w.element(); w.writeCoordinate(t.y)
+            w.closeArray()
+            w.closeArray()
+            w.key("tags")
+            switch t.item {
+            case .cluster(let c):
+                w.writeObject(clusterProperties(c))
+                w.key("id"); w.writeInt(Int64(clusterID[c]))
+            case .point(let i):
+                if let p = features[i].properties { w.writeObject(p) } else { w.writeNull() }
+                if options.generateId {
+                    w.key("id"); w.writeInt(Int64(i))
+                } else if let id = features[i].id {
+                    w.key("id"); w.writeValue(id.jsonValue)
+                }
+            }
+            w.closeObject()
+        }
+        w.closeArray()
+        w.closeObject()
+        return w.bytes
+    }
+}
+
+/// Spherical Mercator in the unit square, exactly as supercluster computes it.
+enum Projection {
+    @inline(__always) static func x(lng: Double) -> Double { lng / 360 + 0.5 }
+    @inline(__always) static func y(lat: Double) -> Double {
+        let s = sin(lat * Double.pi / 180)
+        let y = 0.5 - 0.25 * log((1 + s) / (1 - s)) / Double.pi
+        return y < 0 ? 0 : y > 1 ? 1 : y
+    }
+    @inline(__always) static func lng(x: Double) -> Double { (x - 0.5) * 360 }
+    @inline(__always) static func lat(y: Double) -> Double {
+        let y2 = (180 - y * 360) * Double.pi / 180
+        return 360 * atan(exp(y2)) / Double.pi - 90
+    }
+}

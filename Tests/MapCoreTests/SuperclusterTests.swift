@@ -1,0 +1,276 @@
+// The facts mapbox/supercluster's own test suite asserts (Tests/fixtures/supercluster/README.md,
+// tests 1–15), plus the derived cross-checks observed from supercluster 8.0.1 itself.
+import Testing
+@testable import MapCore
+
+private let fixtures = "/" + #filePath.split(separator: "/").dropLast(3).joined(separator: "/") + "/Tests/fixtures/supercluster/"
+
+private func fixture(_ name: String) throws -> JSONValue {
+    let bytes = try FileIO.read(path: fixtures + name)
+    return try bytes.withUnsafeBufferPointer { b throws(MapCoreError) in try JSON.parse(b) }
+}
+
+private func places() throws -> [Feature] {
+    let bytes = try FileIO.read(path: fixtures + "places.json")
+    return try bytes.withUnsafeBufferPointer { b throws(MapCoreError) in try GeoJSONParser.parse(b) }.features
+}
+
+private func index(_ features: [Feature], _ configure: (inout SuperclusterOptions) -> Void = { _ in },
+                   properties: JSONValue? = nil) throws -> Supercluster {
+    var o = SuperclusterOptions()
+    configure(&o)
+    return try Supercluster(features: features, options: o, clusterProperties: try properties.map { v throws(MapCoreError) in try ClusterProperties(json: v) })
+}
+
+/// The tile as JSON, to compare with upstream's expected tiles.
+private func tileJSON(_ sc: Supercluster, _ z: Int, _ x: Int, _ y: Int) throws -> JSONValue {
+    let bytes = sc.tileJSON(try sc.tile(z: z, x: x, y: y))
+    return try bytes.withUnsafeBufferPointer { b throws(MapCoreError) in try JSON.parse(b) }
+}
+
+private func tileFeatures(_ v: JSONValue) -> [JSONObject] {
+    (v.objectValue?["features"]?.arrayValue ?? []).compactMap(\.objectValue)
+}
+
+private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.features[i].properties?["name"]?.stringValue }
+
+@Suite struct SuperclusterFacts {
+    @Test func generatesClustersProperly() throws {  // upstream test 1
+        let sc = try index(try places())
+        let expected = try fixture("places-z0-0-0.json")
+        let actual = try tileJSON(sc, 0, 0, 0)
+        #expect(tileFeatures(actual).count == 39)
+        #expect(actual == expected)
+        let first = tileFeatures(actual)[0]
+        #expect(first["geometry"] == .array([.array([.int(150), .int(205)])]))
+        #expect(first["id"] == .int(164))
+    }
+
+    @Test func supportsMinPoints() throws {  // 2
+        let sc = try index(try places()) { $0.minPoints = 5 }
+        let actual = try tileJSON(sc, 0, 0, 0)
+        #expect(tileFeatures(actual).count == 49)
+        #expect(actual == (try fixture("places-z0-0-0-min5.json")))
+    }
+
+    @Test func childrenOfACluster() throws {  // 3
+        let sc = try index(try places())
+        #expect(try sc.children(of: 164).map { sc.pointCount($0) } == [6, 7, 2, 1])
+    }
+
+    @Test func leavesOfACluster() throws {  // 4
+        let sc = try index(try places())
+        let names = try sc.leaves(of: 164, offset: 5, limit: 10).map { name(sc, $0) }
+        #expect(names == ["Niagara Falls", "Cape San Blas", "Cape Sable", "Cape Canaveral", "San  Salvador",
+                          "Cabo Gracias a Dios", "I. de Cozumel", "Grand Cayman", "Miquelon", "Cape Bauld"])
+    }
+
+    @Test func generateIdGivesInputIndexes() throws {  // 5
+        let sc = try index(try places()) { $0.generateId = true }
+        let ids = tileFeatures(try tileJSON(sc, 0, 0, 0))
+            .filter { $0["tags"]?.objectValue?["cluster"] == nil }
+            .map { $0["id"] }
+        #expect(ids == [12, 20, 21, 22, 24, 28, 30, 62, 81, 118, 119, 125, 81, 118].map { JSONValue.int($0) })
+    }
+
+    @Test func leavesWithNullProperties() throws {  // 6
+        var features = try places()
+        features.append(Feature(geometry: .point(-79.04411780507252, 43.08771393436908), properties: nil))
+        let sc = try index(features)
+        let leaves = try sc.leaves(of: 165, offset: 6, limit: 1)
+        #expect(leaves.count == 1)
+        #expect(sc.features[leaves[0]].properties == nil)
+        #expect(leaves[0] == features.count - 1)
+    }
+
+    @Test func expansionZoom() throws {  // 7
+        let sc = try index(try places())
+        #expect(try [164, 196, 581, 1157, 4134].map { id throws(MapCoreError) in try sc.expansionZoom(of: id) } == [1, 1, 2, 2, 3])
+    }
+
+    @Test func expansionZoomForMaxZoom() throws {  // 8
+        let sc = try index(try places()) { $0.radius = 60; $0.extent = 256; $0.maxZoom = 4 }
+        #expect(try sc.expansionZoom(of: 2504) == 5)
+    }
+
+    @Test func aggregatesWithReduce() throws {  // 9: map {sum: scalerank}, reduce sum += sum
+        let props = JSONValue.object(JSONObject([("sum", .array([.string("+"), .array([.string("get"), .string("scalerank")])]))]))
+        let sc = try index(try places(), { $0.radius = 100 }, properties: props)
+        func sums(_ z: Int, _ x: Int, _ y: Int) throws -> [Double] {
+            tileFeatures(try tileJSON(sc, z, x, y)).compactMap { $0["tags"]?.objectValue?["sum"]?.doubleValue }.filter { $0 != 0 }
+        }
+        #expect(try sums(1, 0, 0) == [146, 84, 63, 23, 34, 12, 19, 29, 8, 8, 80, 35])
+        #expect(try sums(0, 0, 0) == [298, 122, 12, 36, 98, 7, 24, 8, 125, 98, 125, 12, 36, 8])
+        // Every point is in exactly one top-level item: the z0 sums plus the lone points' ranks are the total.
+        let items = try sc.clusters(west: -180, south: -90, east: 180, north: 90, zoom: 0)
+        var total = 0.0
+        for item in items {
+            switch item {
+            case .cluster(let c): total += sc.clusterProperties(c)["sum"]?.doubleValue ?? .nan
+            case .point(let i): total += sc.features[i].properties?["scalerank"]?.doubleValue ?? .nan
+            }
+        }
+        #expect(total == 740)
+    }
+
+    @Test func reduceExpressionFormAndOtherOperators() throws {
+        // The iOS form: an explicit reduce expression over ["accumulated"] and ["get", name].
+        let props = try JSON.parse("""
+            {"total": [["+", ["accumulated"], ["get", "total"]], ["get", "scalerank"]],
+             "top": ["max", ["get", "scalerank"]], "low": ["min", ["get", "scalerank"]],
+             "allNamed": ["all", ["has", "name"]], "anyZero": ["any", ["==", ["get", "scalerank"], 0]],
+             "product": ["*", 1]}
+            """)
+        let sc = try index(try places(), properties: props)
+        let features = try places()
+        for item in try sc.clusters(west: -180, south: -90, east: 180, north: 90, zoom: 0) {
+            guard case .cluster(let c) = item else { continue }
+            let p = sc.clusterProperties(c)
+            let ranks = try sc.leaves(of: sc.id(item), offset: 0, limit: Int.max).compactMap { features[$0].properties?["scalerank"]?.doubleValue }
+            #expect(ranks.count == sc.pointCount(item))
+            #expect(p["total"]?.doubleValue == ranks.reduce(0, +))
+            #expect(p["top"]?.doubleValue == ranks.max())
+            #expect(p["low"]?.doubleValue == ranks.min())
+            #expect(p["allNamed"] == .bool(true))
+            #expect(p["anyZero"] == .bool(ranks.contains(0)))
+            #expect(p["product"]?.doubleValue == 1)
+        }
+    }
+
+    @Test func queryAcrossTheAntimeridian() throws {  // 10
+        let features = [-178.989, -178.990, -178.991, -178.992].map { Feature(geometry: .point($0, 0)) }
+        let sc = try index(features)
+        let a = try sc.clusters(west: -179, south: -10, east: -177, north: 10, zoom: 1)
+        let b = try sc.clusters(west: 179, south: -10, east: -177, north: 10, zoom: 1)
+        #expect(!a.isEmpty)
+        #expect(a.count == b.count)
+    }
+
+    @Test func weirdBoundingBoxes() throws {  // 11
+        let sc = try index(try places())
+        let cases: [([Double], Int)] = [
+            ([129.426390, -103.720017, -445.930843, 114.518236], 26),
+            ([112.207836, -84.578666, -463.149397, 120.169159], 27),
+            ([129.886277, -82.332680, -445.470956, 120.390930], 26),
+            ([458.220043, -84.239039, -117.137190, 120.206585], 25),
+            ([456.713058, -80.354196, -118.644175, 120.539148], 25),
+            ([453.105328, -75.857422, -122.251904, 120.732760], 25),
+            ([-180, -90, 180, 90], 61),
+        ]
+        for (b, n) in cases {
+            #expect(try sc.clusters(west: b[0], south: b[1], east: b[2], north: b[3], zoom: 1).count == n, "\(b)")
+        }
+    }
+
+    @Test func nonIntegerZoom() throws {  // 12
+        let sc = try index(try places())
+        #expect(try sc.clusters(west: 179, south: -10, east: -177, north: 10, zoom: 1.25)
+                == (try sc.clusters(west: 179, south: -10, east: -177, north: 10, zoom: 1)))
+    }
+
+    @Test func sameLocationPointsCluster() throws {  // 13
+        let p = Feature(geometry: .point(-1.426798, 53.943034))
+        let sc = try index([p, p]) { $0.maxZoom = 20; $0.extent = 8192; $0.radius = 16 }
+        #expect(sc.levelCounts().first { $0.zoom == 20 }?.items == 1)
+    }
+
+    @Test func unclusteredPointsAreNotRounded() throws {  // 14
+        let sc = try index([Feature(geometry: .point(173.19150559062456, -41.340357424709275))]) { $0.maxZoom = 19 }
+        let f = tileFeatures(try tileJSON(sc, 20, 1028744, 656754))
+        #expect(f.first?["geometry"] == .array([.array([.int(421), .int(281)])]))
+    }
+
+    @Test func zeroItems() throws {  // 15
+        let sc = try index([])
+        #expect(try sc.clusters(west: -180, south: -85, east: 180, north: 85, zoom: 0).isEmpty)
+        #expect(sc.tileJSON(try sc.tile(z: 0, x: 0, y: 0)) == Array("null".utf8))
+    }
+
+    // MARK: derived cross-checks (derived-places-facts.json)
+
+    @Test func derivedCountsByZoom() throws {
+        let facts = try fixture("derived-places-facts.json").objectValue ?? JSONObject()
+        let sc = try index(try places())
+        let byZoom = facts["defaultOptions_getClusters_counts_by_zoom"]?.objectValue
+        let totals = byZoom?["total_features"]?.arrayValue?.compactMap(\.doubleValue) ?? []
+        let clusters = byZoom?["cluster_features"]?.arrayValue?.compactMap(\.doubleValue) ?? []
+        #expect(totals.count == 18)
+        for z in 0..<18 {
+            for south in [-85.0, -90] {
+                let items = try sc.clusters(west: -180, south: south, east: 180, north: -south, zoom: Double(z))
+                #expect(Double(items.count) == totals[z], "zoom \(z)")
+                #expect(Double(items.filter { if case .cluster = $0 { return true } else { return false } }.count) == clusters[z])
+            }
+        }
+        let min5 = try index(try places()) { $0.minPoints = 5 }
+        let min5Totals = facts["minPoints5_getClusters_counts_by_zoom"]?.objectValue?["total_features"]?.arrayValue?.compactMap(\.doubleValue) ?? []
+        #expect(min5Totals.count == 18)
+        for (z, n) in min5Totals.enumerated() {
+            #expect(Double(try min5.clusters(west: -180, south: -90, east: 180, north: 90, zoom: Double(z)).count) == n)
+        }
+        for (key, n) in facts["defaultOptions_getTile_feature_counts"]?.objectValue ?? JSONObject() {
+            let zxy = key.split(separator: "/").compactMap { Int($0) }
+            #expect(tileFeatures(try tileJSON(sc, zxy[0], zxy[1], zxy[2])).count == Int(n.doubleValue ?? -1), "\(key)")
+        }
+    }
+
+    @Test func derivedZ0Clusters() throws {
+        let facts = try fixture("derived-places-facts.json").objectValue ?? JSONObject()
+        let sc = try index(try places())
+        let rows = facts["defaultOptions_z0_clusters"]?.arrayValue?.compactMap(\.objectValue) ?? []
+        #expect(rows.count == 20)
+        for row in rows {
+            guard let id = row["cluster_id"]?.doubleValue.map({ Int($0) }) else { Issue.record("no id"); continue }
+            let c = try sc.cluster(withID: id)
+            let item = ClusterItem.cluster(c)
+            #expect(Double(sc.pointCount(item)) == row["point_count"]?.doubleValue)
+            let lngLat = row["lng_lat"]?.arrayValue?.compactMap(\.doubleValue) ?? []
+            let (lng, lat) = sc.position(item)
+            #expect(approximatelyEqual(lng, lngLat[0], tolerance: 1e-12) && approximatelyEqual(lat, lngLat[1], tolerance: 1e-12), "\(id)")
+            #expect(Double(try sc.expansionZoom(of: id)) == row["expansion_zoom"]?.doubleValue)
+            #expect(try sc.children(of: id).map { JSONValue.int(Int64(sc.pointCount($0))) } == row["children_point_counts"]?.arrayValue)
+            #expect(Double(try sc.leaves(of: id, offset: 0, limit: .max).count) == row["leaves_total"]?.doubleValue)
+        }
+        let allNames = facts["defaultOptions_getLeaves_164_all_names_in_order"]?.arrayValue?.compactMap(\.stringValue)
+        #expect(try sc.leaves(of: 164, offset: 0, limit: .max).map { name(sc, $0) ?? "" } == allNames)
+
+        let wide = try index(try places()) { $0.radius = 60; $0.extent = 256; $0.maxZoom = 4 }
+        for row in facts["radius60_extent256_maxZoom4_z0_clusters"]?.arrayValue?.compactMap(\.objectValue) ?? [] {
+            let id = Int(row["cluster_id"]?.doubleValue ?? -1)
+            #expect(Double(wide.pointCount(.cluster(try wide.cluster(withID: id)))) == row["point_count"]?.doubleValue)
+            #expect(Double(try wide.expansionZoom(of: id)) == row["expansion_zoom"]?.doubleValue)
+        }
+    }
+
+    @Test func abbreviatedCounts() throws {
+        let facts = try fixture("derived-places-facts.json").objectValue?["point_count_abbreviated_examples"]?.objectValue ?? JSONObject()
+        #expect(facts.count == 10)
+        for (count, expected) in facts {
+            #expect(Supercluster.abbreviated(Int(count) ?? -1) == expected, "\(count)")
+        }
+    }
+
+    // MARK: errors
+
+    @Test func unknownClusterIDs() throws {
+        let sc = try index(try places())
+        for id in [-1, 0, 5, 162, 163, 195, 100_000, Int.max, Int.min] {
+            #expect(throws: MapCoreError.self) { try sc.children(of: id) }
+            #expect(throws: MapCoreError.self) { try sc.leaves(of: id, offset: 0, limit: 10) }
+            #expect(throws: MapCoreError.self) { try sc.expansionZoom(of: id) }
+        }
+        #expect(throws: MapCoreError.self) { try sc.clusters(west: .nan, south: 0, east: 1, north: 1, zoom: 0) }
+        #expect(throws: MapCoreError.self) { try sc.clusters(west: 0, south: 0, east: 1, north: 1, zoom: .nan) }
+        #expect(throws: MapCoreError.self) { try sc.tile(z: 2, x: 4, y: 0) }
+        #expect(throws: MapCoreError.self) { try sc.tile(z: -1, x: 0, y: 0) }
+        #expect(try sc.clusters(west: 0, south: 0, east: 1, north: 1, zoom: .infinity).count >= 0)
+    }
+
+    @Test func nonPointFeaturesAreRefused() throws {
+        let line = Feature(geometry: Geometry(type: .lineString, xy: [0, 0, 1, 1]))
+        #expect(throws: MapCoreError.self) { try Supercluster(features: [Feature(geometry: .point(0, 0)), line]) }
+        var o = SuperclusterOptions()
+        o.maxZoom = 31
+        #expect(throws: MapCoreError.self) { try Supercluster(features: [], options: o) }
+    }
+}
