@@ -5,7 +5,7 @@ PYTHON ?= python3
 SWIFT  ?= swift
 CLI    := .build/release/mapcore-cli
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-APT_PACKAGES := libgeos-dev cmake pkg-config valgrind
+APT_PACKAGES := libgeos-dev libcurl4-openssl-dev cmake pkg-config valgrind
 PIP_PACKAGES := pytest shapely numpy orjson
 
 .PHONY: all deps build demo test test-swift test-c test-python test-conformance bench clean

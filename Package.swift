@@ -18,8 +18,9 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CMapCoreABI"),
-        .target(name: "MapCore", dependencies: ["CGEOS"]),
+        .target(name: "MapCore", dependencies: ["CGEOS", "CCurl"]),
         .target(
             name: "MapCoreCAPI",
             dependencies: ["MapCore", "CMapCoreABI"],

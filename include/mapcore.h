@@ -21,5 +21,6 @@
 #include "mapcore/geojson.h"
 #include "mapcore/geometry.h"
 #include "mapcore/expression.h"
+#include "mapcore/cluster.h"
 
 #endif /* MAPCORE_H */

@@ -14,6 +14,8 @@ import MapCore
 enum HandleKind: UInt8 {
     case geojson
     case expression
+    case clusterIndex
+    case source
 }
 
 /// Every live handle, so NULL, freed and foreign pointers are refused instead of dereferenced.

@@ -454,6 +454,18 @@ public final class Supercluster: Sendable {
         return zoom
     }
 
+    /// The convex hull of a cluster's points (the SDK's "show cluster area"): a Polygon, or a
+    /// LineString / Point when the points are collinear / coincident.
+    public func leafHull(of clusterID: Int) throws(MapCoreError) -> Geometry? {
+        var xy = ContiguousArray<Double>()
+        for i in try leaves(of: clusterID, offset: 0, limit: .max) {
+            xy.append(pointLng[i])
+            xy.append(pointLat[i])
+        }
+        let hull = try xy.withUnsafeBufferPointer { (b) throws(MapCoreError) in try ConvexHull.vertices(xy: b) }
+        return ConvexHull.geometry(fromVertices: hull)
+    }
+
     /// Number of items at each zoom minZoom...maxZoom+1, and how many of them are clusters.
     public func levelCounts() -> [(zoom: Int, items: Int, clusters: Int)] {
         trees.enumerated().map { (i, t) in
@@ -461,6 +473,15 @@ public final class Supercluster: Sendable {
             for r in t.refs where r < 0 { clusters += 1 }
             return (options.minZoom + i, t.count, clusters)
         }
+    }
+
+    /// Items and clusters per zoom, the number of input features and the index's bytes.
+    public var statsJSON: JSONValue {
+        let levels = levelCounts().map { l in
+            JSONValue.object(JSONObject([("zoom", .int(Int64(l.zoom))), ("items", .int(Int64(l.items))), ("clusters", .int(Int64(l.clusters)))]))
+        }
+        return .object(JSONObject([("levels", .array(levels)), ("points", .int(Int64(features.count))),
+                                   ("indexBytes", .int(Int64(indexByteCount)))]))
     }
 
     /// Bytes held by the index (trees and tables, not the input features).

@@ -17,6 +17,8 @@ from ._lib import (
     LimitError,
     MapCoreError,
     MisuseError,
+    MapCoreIOError,
+    NotFoundError,
     ParseError,
     UnsupportedError,
     abi_version,
@@ -24,6 +26,7 @@ from ._lib import (
     library_path,
     version,
 )
+from .cluster import ClusterItem, DataSource, Supercluster
 from .expression import Expression, Filter
 from .geojson import GeoJSON
 from .geometry import (
@@ -43,6 +46,11 @@ __version__ = "0.1.0"
 __all__ = [
     "BBox",
     "BufferTooSmallError",
+    "ClusterItem",
+    "DataSource",
+    "MapCoreIOError",
+    "NotFoundError",
+    "Supercluster",
     "EvaluationError",
     "Expression",
     "ExpressionError",

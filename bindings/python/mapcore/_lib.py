@@ -123,6 +123,20 @@ class UnsupportedError(MapCoreError, ValueError):
     pass
 
 
+class NotFoundError(MapCoreError, KeyError):
+    """No such feature id, cluster id or index."""
+
+    def __str__(self):
+        return Exception.__str__(self)
+
+
+class MapCoreIOError(MapCoreError, OSError):
+    """A file or network operation failed."""
+
+    def __str__(self):
+        return Exception.__str__(self)
+
+
 class BufferTooSmallError(MapCoreError):
     pass
 
@@ -148,7 +162,7 @@ class TypeMismatchError(MapCoreError, TypeError):
 
 
 _ERRORS = {-1: InvalidArgumentError, -2: ParseError, -3: InvalidGeoJSONError, -4: TypeMismatchError,
-           -6: UnsupportedError, -8: BufferTooSmallError, -10: MisuseError, -11: LimitError,
+           -5: NotFoundError, -6: UnsupportedError, -7: MapCoreIOError, -8: BufferTooSmallError, -10: MisuseError, -11: LimitError,
            -13: ExpressionError, -14: EvaluationError}
 
 

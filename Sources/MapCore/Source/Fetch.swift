@@ -1,0 +1,89 @@
+// Source: reading GeoJSON from a file path, a file:// URL, or http(s) through libcurl.
+import CCurl
+import Glibc
+
+public enum Fetch {
+    /// Largest body accepted from the network (a runaway server must not exhaust memory).
+    public static let maxBytes = 2 << 30
+
+    /// The bytes at `location`: a path, a file:// URL, or an http:// / https:// URL.
+    public static func bytes(from location: String) throws(MapCoreError) -> [UInt8] {
+        let lower = location.lowercased()
+        if lower.hasPrefix("http://") || lower.hasPrefix("https://") { return try http(location) }
+        if lower.hasPrefix("file://") {
+            var rest = Substring(location.dropFirst("file://".count))
+            if rest.lowercased().hasPrefix("localhost/") { rest = rest.dropFirst("localhost".count) }
+            guard rest.hasPrefix("/") else {
+                throw MapCoreError(.invalidArgument, "A file:// URL needs an absolute path (file:///path); got \(location).")
+            }
+            return try FileIO.read(path: try percentDecoded(rest))
+        }
+        if let scheme = lower.firstRange(of: "://"), !lower[..<scheme.lowerBound].contains("/") {
+            throw MapCoreError(.unsupported, "Unsupported URL scheme in \(location): use a path, file://, http:// or https://.")
+        }
+        return try FileIO.read(path: location)
+    }
+
+    private static func percentDecoded(_ s: Substring) throws(MapCoreError) -> String {
+        var out: [UInt8] = []
+        var bytes = Array(s.utf8)[...]
+        while let b = bytes.popFirst() {
+            guard b == UInt8(ascii: "%") else { out.append(b); continue }
+            guard bytes.count >= 2, let v = UInt8(String(decoding: bytes.prefix(2), as: UTF8.self), radix: 16) else {
+                throw MapCoreError(.invalidArgument, "Bad percent escape in file URL.")
+            }
+            out.append(v)
+            bytes = bytes.dropFirst(2)
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static let globalInit: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+
+    private final class Body {
+        var bytes: [UInt8] = []
+        var tooLarge = false
+    }
+
+    private static func http(_ url: String) throws(MapCoreError) -> [UInt8] {
+        guard globalInit == CURLE_OK, let h = curl_easy_init() else {
+            throw MapCoreError(.io, "libcurl could not be initialised.")
+        }
+        defer { curl_easy_cleanup(h) }
+        var errorText = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        let body = Body()
+        let code: CURLcode = errorText.withUnsafeMutableBufferPointer { errBuf in
+            withExtendedLifetime(body) {
+                _ = mc_curl_set_string(h, CURLOPT_URL, url)
+                _ = mc_curl_set_long(h, CURLOPT_FOLLOWLOCATION, 1)
+                _ = mc_curl_set_long(h, CURLOPT_MAXREDIRS, 10)
+                _ = mc_curl_set_long(h, CURLOPT_TIMEOUT, 60)
+                _ = mc_curl_set_long(h, CURLOPT_CONNECTTIMEOUT, 15)
+                _ = mc_curl_set_long(h, CURLOPT_NOSIGNAL, 1)  // no SIGALRM in the host process
+                _ = mc_curl_set_string(h, CURLOPT_ACCEPT_ENCODING, "")
+                _ = mc_curl_set_string(h, CURLOPT_USERAGENT, "MapCore/\(MapCoreVersion.string)")
+                _ = mc_curl_set_pointer(h, CURLOPT_ERRORBUFFER, errBuf.baseAddress)
+                _ = mc_curl_set_pointer(h, CURLOPT_WRITEDATA, Unmanaged.passUnretained(body).toOpaque())
+                _ = mc_curl_set_write_function(h) { data, size, count, context in
+                    guard let data, let context else { return 0 }
+                    let body = Unmanaged<Body>.fromOpaque(context).takeUnretainedValue()
+                    let n = size * count
+                    guard body.bytes.count + n <= Fetch.maxBytes else { body.tooLarge = true; return 0 }
+                    data.withMemoryRebound(to: UInt8.self, capacity: n) { body.bytes.append(contentsOf: UnsafeBufferPointer(start: $0, count: n)) }
+                    return n
+                }
+                return curl_easy_perform(h)
+            }
+        }
+        guard !body.tooLarge else { throw MapCoreError(.limit, "\(url): the response is larger than \(maxBytes) bytes.") }
+        guard code == CURLE_OK else {
+            let detail = String(decoding: errorText.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let reason = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+            throw MapCoreError(.io, "Cannot fetch \(url): \(reason).")
+        }
+        var status = 0
+        _ = mc_curl_response_code(h, &status)
+        guard status < 400 else { throw MapCoreError(.io, "Cannot fetch \(url): HTTP status \(status).") }
+        return body.bytes
+    }
+}

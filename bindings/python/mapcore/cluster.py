@@ -1,0 +1,376 @@
+"""Point clustering and data sources: include/mapcore/cluster.h."""
+import ctypes
+import json
+import math
+
+from ._lib import Buf, check, lib, take_text, _declare, c_double_p, c_int_p, c_size_p
+from .expression import Expression
+from .geojson import as_geojson
+
+_p = ctypes.c_void_p
+_pp = ctypes.POINTER(ctypes.c_void_p)
+_bufp = ctypes.POINTER(Buf)
+_bbox_t = ctypes.c_double * 4
+
+
+class ClusterItem(ctypes.Structure):
+    """One flat result item: id (cluster_id, or the point's input index), lng, lat, point_count."""
+    _fields_ = [("id", ctypes.c_int64), ("lng", ctypes.c_double), ("lat", ctypes.c_double),
+                ("point_count", ctypes.c_int64)]
+
+    def __repr__(self):
+        return f"ClusterItem(id={self.id}, lng={self.lng}, lat={self.lat}, point_count={self.point_count})"
+
+
+class Page(ctypes.Structure):
+    _fields_ = [("offset", ctypes.c_size_t), ("limit", ctypes.c_size_t)]
+
+
+_items_p = ctypes.POINTER(ClusterItem)
+_LIMIT_ALL = ctypes.c_size_t(-1).value
+
+_declare("mc_cluster_index_new", ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t, _pp)
+_declare("mc_cluster_index_free", None, _p)
+_declare("mc_cluster_index_load", ctypes.c_int, _p, _p)
+_declare("mc_cluster_index_load_points", ctypes.c_int, _p, c_double_p, ctypes.c_size_t)
+_declare("mc_cluster_index_get_clusters", ctypes.c_int, _p, c_double_p, ctypes.c_double, ctypes.c_uint32, _bufp)
+_declare("mc_cluster_index_get_clusters_flat", ctypes.c_int, _p, c_double_p, ctypes.c_double, _items_p,
+         ctypes.c_size_t, c_size_p)
+_declare("mc_cluster_index_get_tile", ctypes.c_int, _p, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_uint32, _bufp)
+_declare("mc_cluster_index_get_children", ctypes.c_int, _p, ctypes.c_int64, ctypes.c_uint32, _bufp)
+_declare("mc_cluster_index_get_leaves", ctypes.c_int, _p, ctypes.c_int64, ctypes.POINTER(Page), ctypes.c_uint32, _bufp)
+_declare("mc_cluster_index_get_leaves_flat", ctypes.c_int, _p, ctypes.c_int64, ctypes.POINTER(Page), _items_p,
+         ctypes.c_size_t, c_size_p)
+_declare("mc_cluster_index_get_expansion_zoom", ctypes.c_int, _p, ctypes.c_int64, c_int_p)
+_declare("mc_cluster_index_get_cluster_hull", ctypes.c_int, _p, ctypes.c_int64, _bufp)
+_declare("mc_cluster_index_stats", ctypes.c_int, _p, _bufp)
+
+_declare("mc_source_new", ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t, _pp)
+_declare("mc_source_free", None, _p)
+_declare("mc_source_set_options", ctypes.c_int, _p, ctypes.c_char_p, ctypes.c_size_t)
+_declare("mc_source_get_options", ctypes.c_int, _p, _bufp)
+_declare("mc_source_add", ctypes.c_int, _p, _p)
+_declare("mc_source_set", ctypes.c_int, _p, _p)
+_declare("mc_source_import", ctypes.c_int, _p, ctypes.c_char_p)
+_declare("mc_source_remove", ctypes.c_int, _p, ctypes.c_char_p, ctypes.c_size_t, c_size_p)
+_declare("mc_source_remove_at", ctypes.c_int, _p, ctypes.c_size_t)
+_declare("mc_source_clear", ctypes.c_int, _p)
+_declare("mc_source_count", ctypes.c_int, _p, c_size_p)
+_declare("mc_source_get", ctypes.c_int, _p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_uint32, _bufp)
+_declare("mc_source_to_geojson", ctypes.c_int, _p, ctypes.c_uint32, _bufp)
+_declare("mc_source_get_clusters", ctypes.c_int, _p, c_double_p, ctypes.c_double, ctypes.c_uint32, _bufp)
+_declare("mc_source_cluster_index", ctypes.c_int, _p, _pp)
+
+
+def _expression_json(value):
+    """JSON-ready form of an expression given as an Expression object or as plain JSON."""
+    if isinstance(value, Expression):
+        return value.to_json()
+    return value
+
+
+def _cluster_properties_json(props):
+    if props is None:
+        return None
+    out = {}
+    for name, pair in props.items():
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+            raise ValueError(f"cluster_properties[{name!r}] must be (operator or reduce expression, map expression)")
+        out[name] = [_expression_json(pair[0]), _expression_json(pair[1])]
+    return out
+
+
+def _options_bytes(options):
+    return json.dumps({k: v for k, v in options.items() if v is not None}, allow_nan=False).encode()
+
+
+def _bbox(bbox):
+    values = [float(v) for v in bbox]
+    if len(values) != 4:
+        raise ValueError("bbox is (west, south, east, north)")
+    return _bbox_t(*values)
+
+
+def _leaf_limit(limit):
+    if limit is None or limit == math.inf:
+        return _LIMIT_ALL
+    if limit < 0:
+        raise ValueError("limit must not be negative")
+    return int(limit)
+
+
+def _features(text):
+    return json.loads(text)["features"]
+
+
+class _Index:
+    """Queries shared by Supercluster and a DataSource's frozen index view."""
+
+    __slots__ = ("_handle",)
+
+    def close(self):
+        if self._handle:
+            lib.mc_cluster_index_free(self._handle)
+            self._handle = _p()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def get_clusters(self, bbox, zoom):
+        """Clusters and points in bbox = (west, south, east, north) at zoom, as GeoJSON dicts."""
+        b = _bbox(bbox)
+        return _features(take_text(lambda buf: lib.mc_cluster_index_get_clusters(self._handle, b, float(zoom), 0, buf)))
+
+    def get_clusters_flat(self, bbox, zoom):
+        """As get_clusters, as a ctypes array of ClusterItem (id, lng, lat, point_count)."""
+        b = _bbox(bbox)
+        count = ctypes.c_size_t()
+        status = lib.mc_cluster_index_get_clusters_flat(self._handle, b, float(zoom), None, 0, ctypes.byref(count))
+        if status not in (0, -8):
+            check(status)
+        items = (ClusterItem * count.value)()
+        check(lib.mc_cluster_index_get_clusters_flat(self._handle, b, float(zoom), items, count.value, ctypes.byref(count)))
+        return items
+
+    def get_tile(self, z, x, y):
+        """supercluster's getTile: {"features": [...]} in tile pixels, or None when empty."""
+        return json.loads(take_text(lambda buf: lib.mc_cluster_index_get_tile(self._handle, int(z), int(x), int(y), 0, buf)))
+
+    def get_children(self, cluster_id):
+        return _features(take_text(lambda buf: lib.mc_cluster_index_get_children(self._handle, int(cluster_id), 0, buf)))
+
+    def get_leaves(self, cluster_id, limit=10, offset=0):
+        """Up to `limit` points of the cluster after skipping `offset` (limit=math.inf: all)."""
+        page = Page(int(offset), _leaf_limit(limit))
+        return _features(take_text(lambda buf: lib.mc_cluster_index_get_leaves(self._handle, int(cluster_id), ctypes.byref(page), 0, buf)))
+
+    def get_cluster_expansion_zoom(self, cluster_id):
+        out = ctypes.c_int()
+        check(lib.mc_cluster_index_get_expansion_zoom(self._handle, int(cluster_id), ctypes.byref(out)))
+        return out.value
+
+    def get_cluster_hull(self, cluster_id):
+        """Convex hull of the cluster's points as a GeoJSON geometry dict."""
+        return json.loads(take_text(lambda buf: lib.mc_cluster_index_get_cluster_hull(self._handle, int(cluster_id), buf)))
+
+    def stats(self):
+        """Items and clusters per zoom level, input size and index bytes."""
+        return json.loads(take_text(lambda buf: lib.mc_cluster_index_stats(self._handle, buf)))
+
+
+class Supercluster(_Index):
+    """mapbox/supercluster with its options and defaults, names in snake case."""
+
+    __slots__ = ()
+
+    def __init__(self, radius=40, extent=512, min_zoom=0, max_zoom=16, min_points=2, node_size=64,
+                 generate_id=False, cluster_properties=None):
+        options = _options_bytes({
+            "radius": radius, "extent": extent, "minZoom": min_zoom, "maxZoom": max_zoom, "minPoints": min_points,
+            "nodeSize": node_size, "generateId": bool(generate_id),
+            "clusterProperties": _cluster_properties_json(cluster_properties),
+        })
+        handle = _p()
+        check(lib.mc_cluster_index_new(options, len(options), ctypes.byref(handle)))
+        self._handle = handle
+
+    def load(self, features):
+        """Indexes GeoJSON point features (a list of dicts, a FeatureCollection as dict/str/bytes,
+        or a mapcore.GeoJSON), replacing the previous content. Returns self."""
+        if isinstance(features, (list, tuple)):
+            features = {"type": "FeatureCollection", "features": list(features)}
+        data = as_geojson(features)  # keeps the handle alive through the call
+        check(lib.mc_cluster_index_load(self._handle, data.handle))
+        return self
+
+    def load_points(self, lnglat):
+        """Indexes bare points from a flat sequence or buffer of lng, lat doubles (e.g. a numpy
+        float64 array of shape (n, 2)). Returns self."""
+        try:
+            view = memoryview(lnglat)
+        except TypeError:
+            view = None
+        if view is not None and view.format == "d" and view.c_contiguous:
+            n_doubles = view.nbytes // 8
+            flat = view.cast("B")
+            array = (ctypes.c_double * n_doubles).from_buffer_copy(flat) if flat.readonly else \
+                (ctypes.c_double * n_doubles).from_buffer(flat)
+        else:
+            values = [float(v) for row in lnglat for v in (row if isinstance(row, (list, tuple)) else (row,))]
+            n_doubles = len(values)
+            array = (ctypes.c_double * n_doubles)(*values)
+        if n_doubles % 2:
+            raise ValueError("lnglat needs an even number of values")
+        check(lib.mc_cluster_index_load_points(self._handle, array, n_doubles // 2))
+        return self
+
+
+class _IndexView(_Index):
+    __slots__ = ()
+
+
+class DataSource:
+    """The SDKs' GeoJSON data source with their option names (in snake case) and defaults."""
+
+    __slots__ = ("_handle",)
+
+    def __init__(self, cluster=False, cluster_radius=50, cluster_max_zoom=None, cluster_min_points=2,
+                 cluster_properties=None, max_zoom=18, buffer=128, tolerance=0.375, line_metrics=False,
+                 generate_id=False, promote_id=None, filter=None):
+        options = _options_bytes({
+            "cluster": bool(cluster), "clusterRadius": cluster_radius, "clusterMaxZoom": cluster_max_zoom,
+            "clusterMinPoints": cluster_min_points, "clusterProperties": _cluster_properties_json(cluster_properties),
+            "maxZoom": max_zoom, "buffer": buffer, "tolerance": tolerance, "lineMetrics": bool(line_metrics),
+            "generateId": bool(generate_id), "promoteId": promote_id, "filter": _expression_json(filter),
+        })
+        handle = _p()
+        check(lib.mc_source_new(options, len(options), ctypes.byref(handle)))
+        self._handle = handle
+
+    def close(self):
+        if self._handle:
+            lib.mc_source_free(self._handle)
+            self._handle = _p()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # ---- options ----
+
+    _OPTION_NAMES = {"cluster": "cluster", "cluster_radius": "clusterRadius", "cluster_max_zoom": "clusterMaxZoom",
+                     "cluster_min_points": "clusterMinPoints", "cluster_properties": "clusterProperties",
+                     "max_zoom": "maxZoom", "buffer": "buffer", "tolerance": "tolerance", "line_metrics": "lineMetrics",
+                     "generate_id": "generateId", "promote_id": "promoteId", "filter": "filter"}
+
+    def set_options(self, **options):
+        """Changes the named options (same names as the constructor); the index is rebuilt."""
+        out = {}
+        for key, value in options.items():
+            if key not in self._OPTION_NAMES:
+                raise TypeError(f"unknown option {key!r}")
+            if key == "cluster_properties":
+                value = _cluster_properties_json(value)
+            elif key == "filter":
+                value = _expression_json(value)
+            out[self._OPTION_NAMES[key]] = value
+        data = json.dumps(out, allow_nan=False).encode()
+        check(lib.mc_source_set_options(self._handle, data, len(data)))
+
+    @property
+    def options(self):
+        return json.loads(take_text(lambda buf: lib.mc_source_get_options(self._handle, buf)))
+
+    # ---- data ----
+
+    def add(self, obj):
+        """Adds a feature, a FeatureCollection, a bare geometry, or a list of features."""
+        if isinstance(obj, (list, tuple)):
+            obj = {"type": "FeatureCollection", "features": list(obj)}
+        data = as_geojson(obj)  # keeps the handle alive through the call
+        check(lib.mc_source_add(self._handle, data.handle))
+
+    def set(self, obj):
+        """Replaces every feature."""
+        if isinstance(obj, (list, tuple)):
+            obj = {"type": "FeatureCollection", "features": list(obj)}
+        data = as_geojson(obj)
+        check(lib.mc_source_set(self._handle, data.handle))
+
+    def import_data(self, path_or_url):
+        """Adds the GeoJSON at a path, a file:// URL or an http(s):// URL."""
+        check(lib.mc_source_import(self._handle, str(path_or_url).encode("utf-8", "surrogateescape")))
+
+    def remove(self, feature_id):
+        """Removes every feature with this id; returns how many were removed."""
+        data = json.dumps(feature_id).encode()
+        out = ctypes.c_size_t()
+        check(lib.mc_source_remove(self._handle, data, len(data), ctypes.byref(out)))
+        return out.value
+
+    def remove_at(self, index):
+        """Removes the feature at an insertion-order index."""
+        if index < 0:
+            index += len(self)
+            if index < 0:
+                raise IndexError("index out of range")
+        check(lib.mc_source_remove_at(self._handle, int(index)))
+
+    def clear(self):
+        check(lib.mc_source_clear(self._handle))
+
+    def get(self, feature_id):
+        """The feature with this id as a dict, or None."""
+        data = json.dumps(feature_id).encode()
+        buf = Buf()
+        try:
+            status = lib.mc_source_get(self._handle, data, len(data), 0, ctypes.byref(buf))
+            if status == -5:
+                return None
+            check(status)
+            return json.loads(ctypes.string_at(buf.data, buf.len))
+        finally:
+            lib.mc_buf_dispose(ctypes.byref(buf))
+
+    def __len__(self):
+        out = ctypes.c_size_t()
+        check(lib.mc_source_count(self._handle, ctypes.byref(out)))
+        return out.value
+
+    def to_geojson(self):
+        """Every feature as a FeatureCollection dict."""
+        return json.loads(take_text(lambda buf: lib.mc_source_to_geojson(self._handle, 0, buf)))
+
+    # ---- queries ----
+
+    def clusters(self, bbox, zoom):
+        """Clusters and points (or, without clustering, features) in bbox at zoom, as dicts."""
+        b = _bbox(bbox)
+        return _features(take_text(lambda buf: lib.mc_source_get_clusters(self._handle, b, float(zoom), 0, buf)))
+
+    def cluster_index(self):
+        """A frozen view of the current cluster index (a Supercluster-like object): several
+        queries on it agree even while other threads change the source."""
+        handle = _p()
+        check(lib.mc_source_cluster_index(self._handle, ctypes.byref(handle)))
+        view = _IndexView.__new__(_IndexView)
+        view._handle = handle
+        return view
+
+    def tile(self, z, x, y):
+        with self.cluster_index() as index:
+            return index.get_tile(z, x, y)
+
+    def children(self, cluster_id):
+        with self.cluster_index() as index:
+            return index.get_children(cluster_id)
+
+    def leaves(self, cluster_id, offset=0, limit=10):
+        """Points of a cluster, iOS order of arguments: offset, then limit."""
+        with self.cluster_index() as index:
+            return index.get_leaves(cluster_id, limit=limit, offset=offset)
+
+    def expansion_zoom(self, cluster_id):
+        with self.cluster_index() as index:
+            return index.get_cluster_expansion_zoom(cluster_id)
+
+    def cluster_hull(self, cluster_id):
+        with self.cluster_index() as index:
+            return index.get_cluster_hull(cluster_id)
