@@ -106,6 +106,51 @@ int main(int argc, char **argv) {
         }
         CHECK(threw);
     }
+
+    // Clustering: the supercluster index and the data source, errors as exceptions.
+    {
+        mapcore::ClusterIndex index;
+        index.load(places);
+        auto top = index.clusters_flat(mapcore::BBox{-180, -85, 180, 85}, 0);
+        long long total = 0;
+        for (const auto &item : top) total += item.point_count;
+        CHECK(top.size() == 32 && total == 162 && top[0].id == 164);
+        CHECK(index.expansion_zoom(164) == 1);
+        CHECK(index.leaves_flat(164).size() == 16);
+        CHECK(index.leaves(164, mc_page{5, 1}).find("Niagara Falls") != std::string::npos);
+        CHECK(index.tile(0, 0, 0).rfind("{\"features\":[{\"type\":1,\"geometry\":[[150,205]]", 0) == 0);
+        CHECK(index.tile(14, 0, 0) == "null");
+        CHECK(index.cluster_hull(164).find("Polygon") != std::string::npos);
+        bool threw = false;
+        try {
+            index.children(3);
+        } catch (const mapcore::Error &err) {
+            threw = err.code() == MC_E_NOT_FOUND;
+        }
+        CHECK(threw);
+
+        mapcore::DataSource source(R"({"cluster": true, "clusterProperties": {"rank": ["max", ["get", "scalerank"]]}})");
+        source.add(places);
+        CHECK(source.size() == 163);
+        CHECK(source.get("737").value_or("").find("Cape Reinga") != std::string::npos);
+        CHECK(!source.get("\"nope\""));
+        auto view = source.cluster_index();
+        const auto before = view.clusters_flat(mapcore::BBox{-180, -85, 180, 85}, 0).size();
+        CHECK(before > 0 && before < 162);
+        CHECK(source.remove("737") == 1 && source.size() == 162);
+        source.clear();
+        CHECK(source.size() == 0 && view.clusters_flat(mapcore::BBox{-180, -85, 180, 85}, 0).size() == before);
+        CHECK(view.clusters(mapcore::BBox{-180, -85, 180, 85}, 0).find("\"rank\":") != std::string::npos);
+        threw = false;
+        try {
+            source.add(mapcore::GeoJSON::parse(R"({"type":"LineString","coordinates":[[0,0],[1,1]]})"));
+        } catch (const mapcore::Error &err) {
+            threw = err.code() == MC_E_UNSUPPORTED;
+        }
+        CHECK(threw && source.size() == 0);
+        source.import_data(dir + "/places.geojson");
+        CHECK(source.size() == 163);
+    }
     std::printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

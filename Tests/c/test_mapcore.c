@@ -987,6 +987,183 @@ static void test_expression_small_stack(void) {
     CHECK(ok);
 }
 
+
+/* ---- clustering and data sources --------------------------------------------------------- */
+
+/* A string literal and its length. */
+#define JS(text) text, strlen(text)
+
+static mc_geojson *parse_places(void) {
+    size_t len = 0;
+    char *json = read_file("places.geojson", &len);
+    mc_geojson *g = NULL;
+    if (json) mc_geojson_parse(json, len, NULL, &g);
+    free(json);
+    return g;
+}
+
+static int text_contains(const mc_buf *b, const char *needle) { return b->data && strstr(b->data, needle) != NULL; }
+
+static void test_cluster_index(void) {
+    static const double world[4] = {-180, -85, 180, 85};
+    mc_geojson *places = parse_places();
+    mc_cluster_index *index = NULL;
+    mc_cluster_item items[64];
+    mc_cluster_item *all = NULL;
+    mc_buf buf = MC_BUF_INIT;
+    size_t count = 0, i;
+    int64_t sum = 0;
+    int zoom = -1;
+    mc_page page = {5, 10};
+    current_test = "cluster index";
+    CHECK(places != NULL);
+    CHECK_STATUS(mc_cluster_index_new(NULL, 0, &index), MC_OK);
+    CHECK_STATUS(mc_cluster_index_load(index, places), MC_OK);
+    /* Buffer convention: ask, then fill. */
+    CHECK_STATUS(mc_cluster_index_get_clusters_flat(index, world, 0, NULL, 0, &count), MC_E_BUFFER_TOO_SMALL);
+    CHECK(count == 32);
+    CHECK_STATUS(mc_cluster_index_get_clusters_flat(index, world, 0, items, 10, &count), MC_E_BUFFER_TOO_SMALL);
+    CHECK_STATUS(mc_cluster_index_get_clusters_flat(index, world, 0, items, 64, &count), MC_OK);
+    for (i = 0; i < count; i++) sum += items[i].point_count;
+    CHECK(count == 32 && sum == 162 && items[0].id == 164 && items[0].point_count == 16);
+    CHECK_STATUS(mc_cluster_index_get_children(index, 164, 0, &buf), MC_OK);
+    CHECK(text_contains(&buf, "\"point_count\":6") && text_contains(&buf, "\"cluster_id\""));
+    mc_buf_dispose(&buf);
+    /* Leaves: named offset/limit; page {5, 10} starts at Niagara Falls. */
+    CHECK_STATUS(mc_cluster_index_get_leaves(index, 164, &page, 0, &buf), MC_OK);
+    CHECK(text_contains(&buf, "Niagara Falls") && !text_contains(&buf, "Cape Cod"));
+    mc_buf_dispose(&buf);
+    page.offset = 0;
+    page.limit = MC_LIMIT_ALL;
+    CHECK_STATUS(mc_cluster_index_get_leaves_flat(index, 164, &page, items, 64, &count), MC_OK);
+    CHECK(count == 16 && items[0].point_count == 1);
+    CHECK_STATUS(mc_cluster_index_get_expansion_zoom(index, 4134, &zoom), MC_OK);
+    CHECK(zoom == 3);
+    CHECK_STATUS(mc_cluster_index_get_tile(index, 0, 0, 0, 0, &buf), MC_OK);
+    CHECK(text_contains(&buf, "{\"features\":[{\"type\":1,\"geometry\":[[150,205]]"));
+    mc_buf_dispose(&buf);
+    CHECK_STATUS(mc_cluster_index_get_tile(index, 12, 0, 0, 0, &buf), MC_OK);
+    CHECK(buf.data && strcmp(buf.data, "null") == 0);
+    mc_buf_dispose(&buf);
+    CHECK_STATUS(mc_cluster_index_get_cluster_hull(index, 164, &buf), MC_OK);
+    CHECK(text_contains(&buf, "\"Polygon\""));
+    mc_buf_dispose(&buf);
+    CHECK_STATUS(mc_cluster_index_stats(index, &buf), MC_OK);
+    CHECK(text_contains(&buf, "\"points\":163"));
+    mc_buf_dispose(&buf);
+    /* Errors leave the index as it was. */
+    CHECK_STATUS(mc_cluster_index_get_children(index, 12, 0, &buf), MC_E_NOT_FOUND);
+    CHECK_STATUS(mc_cluster_index_get_expansion_zoom(index, INT64_MAX, &zoom), MC_E_NOT_FOUND);
+    CHECK_STATUS(mc_cluster_index_get_expansion_zoom(index, INT64_MIN, &zoom), MC_E_NOT_FOUND);
+    CHECK_STATUS(mc_cluster_index_get_tile(index, 41, 0, 0, 0, &buf), MC_E_INVALID_ARGUMENT);
+    CHECK_STATUS(mc_cluster_index_get_tile(index, 1, -1, 0, 0, &buf), MC_E_INVALID_ARGUMENT);
+    CHECK_STATUS(mc_cluster_index_get_clusters(index, NULL, 0, 0, &buf), MC_E_INVALID_ARGUMENT);
+    {
+        double nan_box[4] = {0, 0, 0, 0};
+        double points[4] = {1, 2, 3, 0};
+        nan_box[2] = 0.0 / 0.0;
+        CHECK_STATUS(mc_cluster_index_get_clusters(index, nan_box, 0, 0, &buf), MC_E_INVALID_ARGUMENT);
+        points[3] = 1.0 / 0.0;
+        CHECK_STATUS(mc_cluster_index_load_points(index, points, 2), MC_E_INVALID_ARGUMENT);
+        CHECK_STATUS(mc_cluster_index_load_points(index, NULL, 2), MC_E_INVALID_ARGUMENT);
+        CHECK_STATUS(mc_cluster_index_load_points(index, NULL, SIZE_MAX), MC_E_INVALID_ARGUMENT);
+    }
+    CHECK_STATUS(mc_cluster_index_get_clusters_flat(index, world, 0, NULL, 0, &count), MC_E_BUFFER_TOO_SMALL);
+    CHECK(count == 32);
+    CHECK_STATUS(mc_cluster_index_get_clusters(index, world, 0.0 / 0.0, 0, &buf), MC_E_INVALID_ARGUMENT);
+    all = malloc(200 * sizeof *all);
+    CHECK_STATUS(mc_cluster_index_get_clusters_flat(index, world, 1e300, all, 200, &count), MC_OK);
+    CHECK(count == 162);
+    free(all);
+    /* Options. */
+    {
+        mc_cluster_index *bad = NULL;
+        CHECK_STATUS(mc_cluster_index_new(JS("{\"radius\": -1}"), &bad), MC_E_INVALID_ARGUMENT);
+        CHECK_STATUS(mc_cluster_index_new(JS("{\"maxZoom\": 31}"), &bad), MC_E_INVALID_ARGUMENT);
+        CHECK_STATUS(mc_cluster_index_new(JS("{\"radios\": 1}"), &bad), MC_E_INVALID_ARGUMENT);
+        CHECK_STATUS(mc_cluster_index_new(JS("{\"clusterProperties\": {\"s\": [\"+\", [\"nope\"]]}}"), &bad), MC_E_EXPRESSION);
+        CHECK_STATUS(mc_cluster_index_new(JS("{"), &bad), MC_E_PARSE);
+        CHECK(bad == NULL);
+    }
+    /* Misuse: NULL and freed handles, wrong kinds. */
+    mc_cluster_index_free(index);
+    CHECK_STATUS(mc_cluster_index_get_clusters(index, world, 0, 0, &buf), MC_E_MISUSE);
+    CHECK_STATUS(mc_cluster_index_load(NULL, places), MC_E_MISUSE);
+    CHECK_STATUS(mc_cluster_index_load((mc_cluster_index *)places, places), MC_E_MISUSE);
+    mc_cluster_index_free(index);
+    mc_cluster_index_free(NULL);
+    mc_geojson_free(places);
+}
+
+static void test_source(void) {
+    static const double world[4] = {-180, -85, 180, 85};
+    mc_geojson *places = parse_places();
+    mc_geojson *line = parse("{\"type\":\"LineString\",\"coordinates\":[[0,0],[1,1]]}");
+    mc_source *source = NULL;
+    mc_cluster_index *view = NULL;
+    mc_cluster_item items[64];
+    mc_buf buf = MC_BUF_INIT;
+    size_t count = 0, removed = 0;
+    char location[4200];
+    current_test = "data source";
+    CHECK_STATUS(mc_source_new(JS("{\"cluster\": true, \"clusterProperties\": {\"rank\": [\"+\", [\"get\", \"scalerank\"]]}}"), &source), MC_OK);
+    CHECK_STATUS(mc_source_add(source, places), MC_OK);
+    CHECK_STATUS(mc_source_count(source, &count), MC_OK);
+    CHECK(count == 163);
+    /* Non-points are refused while clustering; nothing changes. */
+    CHECK_STATUS(mc_source_add(source, line), MC_E_UNSUPPORTED);
+    CHECK_STATUS(mc_source_set(source, line), MC_E_UNSUPPORTED);
+    CHECK_STATUS(mc_source_count(source, &count), MC_OK);
+    CHECK(count == 163);
+    CHECK_STATUS(mc_source_get(source, JS("737"), 0, &buf), MC_OK);
+    CHECK(text_contains(&buf, "Cape Reinga"));
+    mc_buf_dispose(&buf);
+    CHECK_STATUS(mc_source_get(source, JS("\"737\""), 0, &buf), MC_E_NOT_FOUND);
+    CHECK_STATUS(mc_source_get(source, JS("[1]"), 0, &buf), MC_E_INVALID_ARGUMENT);
+    CHECK_STATUS(mc_source_get(source, JS("\xff"), 0, &buf), MC_E_PARSE);
+    CHECK_STATUS(mc_source_get_clusters(source, world, 0, 0, &buf), MC_OK);
+    CHECK(text_contains(&buf, "\"rank\":") && text_contains(&buf, "\"point_count_abbreviated\""));
+    mc_buf_dispose(&buf);
+    /* A frozen view keeps answering for the old data after the source changes. */
+    CHECK_STATUS(mc_source_cluster_index(source, &view), MC_OK);
+    CHECK_STATUS(mc_source_remove(source, JS("737.0"), &removed), MC_OK);
+    CHECK(removed == 1);
+    CHECK_STATUS(mc_source_remove_at(source, 100000), MC_E_NOT_FOUND);
+    CHECK_STATUS(mc_source_clear(source), MC_OK);
+    CHECK_STATUS(mc_cluster_index_get_clusters_flat(view, world, 0, items, 64, &count), MC_OK);
+    CHECK(count > 0);
+    mc_cluster_index_free(view);
+    CHECK_STATUS(mc_source_count(source, &count), MC_OK);
+    CHECK(count == 0);
+    /* Import: a path and a file:// URL; a missing file is an I/O error that changes nothing. */
+    snprintf(location, sizeof location, "%s/places.geojson", data_dir);
+    CHECK_STATUS(mc_source_import(source, location), MC_OK);
+    CHECK_STATUS(mc_source_import(source, "/nonexistent/file.geojson"), MC_E_IO);
+    CHECK_STATUS(mc_source_import(source, "ftp://example.com/x"), MC_E_UNSUPPORTED);
+    CHECK_STATUS(mc_source_import(source, NULL), MC_E_INVALID_ARGUMENT);
+    CHECK_STATUS(mc_source_count(source, &count), MC_OK);
+    CHECK(count == 163);
+    /* Options change: clustering off accepts lines; turning it back on fails and keeps it off. */
+    CHECK_STATUS(mc_source_set_options(source, "{\"cluster\": false}", 18), MC_OK);
+    CHECK_STATUS(mc_source_add(source, line), MC_OK);
+    CHECK_STATUS(mc_source_set_options(source, "{\"cluster\": true}", 17), MC_E_UNSUPPORTED);
+    CHECK_STATUS(mc_source_cluster_index(source, &view), MC_E_NOT_FOUND);
+    CHECK_STATUS(mc_source_get_options(source, &buf), MC_OK);
+    CHECK(text_contains(&buf, "\"cluster\":false") && text_contains(&buf, "\"clusterMaxZoom\":17"));
+    mc_buf_dispose(&buf);
+    CHECK_STATUS(mc_source_set_options(source, "{\"maxZoom\": \"x\"}", 16), MC_E_INVALID_ARGUMENT);
+    CHECK_STATUS(mc_source_set_options(source, "{\"filter\": [\"==\", [\"get\"], 1]}", 30), MC_E_EXPRESSION);
+    CHECK_STATUS(mc_source_to_geojson(source, 0, &buf), MC_OK);
+    CHECK(text_contains(&buf, "LineString"));
+    mc_buf_dispose(&buf);
+    mc_source_free(source);
+    CHECK_STATUS(mc_source_count(source, &count), MC_E_MISUSE);
+    CHECK_STATUS(mc_source_add(NULL, places), MC_E_MISUSE);
+    mc_source_free(source);
+    mc_geojson_free(line);
+    mc_geojson_free(places);
+}
+
 int main(int argc, char **argv) {
     if (argc > 1) data_dir = argv[1];
     test_versions();
@@ -1008,6 +1185,8 @@ int main(int argc, char **argv) {
     test_filters();
     test_expression_batches();
     test_expression_threads();
+    test_cluster_index();
+    test_source();
     test_expression_small_stack();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;

@@ -45,6 +45,16 @@ namespace detail {
 inline void check(int status) {
     if (status != MC_OK) throw Error(*mc_last_error());
 }
+
+/// Calls `fill(mc_buf *)` and returns the library-owned text as a string, disposing the buffer.
+template <class Fill> std::string take_text(Fill fill) {
+    mc_buf buf = MC_BUF_INIT;
+    int st = fill(&buf);
+    std::string out = st == MC_OK ? std::string(buf.data, buf.len) : std::string();
+    mc_buf_dispose(&buf);
+    check(st);
+    return out;
+}
 } // namespace detail
 
 inline std::string version() { return mc_version(); }
@@ -249,15 +259,148 @@ public:
 
 private:
     Expression() = default;
-    template <class Fill> static std::string take(Fill fill) {
+    template <class Fill> static std::string take(Fill fill) { return detail::take_text(fill); }
+    mc_expression *handle_ = nullptr;
+};
+
+/// A supercluster index (include/mapcore/cluster.h). Options are JSON with supercluster's names.
+/// Query results are GeoJSON text (FeatureCollections) or flat mc_cluster_item vectors.
+class ClusterIndex {
+public:
+    explicit ClusterIndex(std::string_view options_json = {}) {
+        detail::check(mc_cluster_index_new(options_json.empty() ? nullptr : options_json.data(), options_json.size(), &handle_));
+    }
+    ClusterIndex(ClusterIndex &&other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+    ClusterIndex &operator=(ClusterIndex &&other) noexcept {
+        if (this != &other) {
+            mc_cluster_index_free(handle_);
+            handle_ = std::exchange(other.handle_, nullptr);
+        }
+        return *this;
+    }
+    ClusterIndex(const ClusterIndex &) = delete;
+    ClusterIndex &operator=(const ClusterIndex &) = delete;
+    ~ClusterIndex() { mc_cluster_index_free(handle_); }
+
+    void load(const GeoJSON &features) { detail::check(mc_cluster_index_load(handle_, features.get())); }
+    void load_points(const std::vector<double> &lnglat) {
+        detail::check(mc_cluster_index_load_points(handle_, lnglat.data(), lnglat.size() / 2));
+    }
+    std::string clusters(const BBox &box, double zoom, bool pretty = false) const {
+        const double b[4] = {box.west, box.south, box.east, box.north};
+        return detail::take_text([&](mc_buf *out) { return mc_cluster_index_get_clusters(handle_, b, zoom, flags(pretty), out); });
+    }
+    std::vector<mc_cluster_item> clusters_flat(const BBox &box, double zoom) const {
+        const double b[4] = {box.west, box.south, box.east, box.north};
+        return flat([&](mc_cluster_item *items, size_t cap, size_t *n) {
+            return mc_cluster_index_get_clusters_flat(handle_, b, zoom, items, cap, n);
+        });
+    }
+    /// supercluster's tile JSON, or "null" for an empty tile.
+    std::string tile(int z, int x, int y) const {
+        return detail::take_text([&](mc_buf *out) { return mc_cluster_index_get_tile(handle_, z, x, y, 0, out); });
+    }
+    std::string children(std::int64_t cluster_id) const {
+        return detail::take_text([&](mc_buf *out) { return mc_cluster_index_get_children(handle_, cluster_id, 0, out); });
+    }
+    std::string leaves(std::int64_t cluster_id, mc_page page = {0, 10}) const {
+        return detail::take_text([&](mc_buf *out) { return mc_cluster_index_get_leaves(handle_, cluster_id, &page, 0, out); });
+    }
+    std::vector<mc_cluster_item> leaves_flat(std::int64_t cluster_id, mc_page page = {0, MC_LIMIT_ALL}) const {
+        return flat([&](mc_cluster_item *items, size_t cap, size_t *n) {
+            return mc_cluster_index_get_leaves_flat(handle_, cluster_id, &page, items, cap, n);
+        });
+    }
+    int expansion_zoom(std::int64_t cluster_id) const {
+        int out = 0;
+        detail::check(mc_cluster_index_get_expansion_zoom(handle_, cluster_id, &out));
+        return out;
+    }
+    std::string cluster_hull(std::int64_t cluster_id) const {
+        return detail::take_text([&](mc_buf *out) { return mc_cluster_index_get_cluster_hull(handle_, cluster_id, out); });
+    }
+    mc_cluster_index *handle() const noexcept { return handle_; }
+
+private:
+    friend class DataSource;
+    explicit ClusterIndex(mc_cluster_index *adopted) noexcept : handle_(adopted) {}
+    static std::uint32_t flags(bool pretty) { return pretty ? MC_SERIALIZE_PRETTY : 0u; }
+    template <class Call> static std::vector<mc_cluster_item> flat(Call call) {
+        size_t n = 0;
+        int st = call(nullptr, 0, &n);
+        if (st != MC_E_BUFFER_TOO_SMALL) detail::check(st);
+        std::vector<mc_cluster_item> items(n);
+        detail::check(call(items.data(), items.size(), &n));
+        items.resize(n);
+        return items;
+    }
+    mc_cluster_index *handle_ = nullptr;
+};
+
+/// The SDKs' GeoJSON data source. Options are JSON with the SDK names ({"cluster": true, ...}).
+class DataSource {
+public:
+    explicit DataSource(std::string_view options_json = {}) {
+        detail::check(mc_source_new(options_json.empty() ? nullptr : options_json.data(), options_json.size(), &handle_));
+    }
+    DataSource(DataSource &&other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+    DataSource &operator=(DataSource &&other) noexcept {
+        if (this != &other) {
+            mc_source_free(handle_);
+            handle_ = std::exchange(other.handle_, nullptr);
+        }
+        return *this;
+    }
+    DataSource(const DataSource &) = delete;
+    DataSource &operator=(const DataSource &) = delete;
+    ~DataSource() { mc_source_free(handle_); }
+
+    void set_options(std::string_view json) { detail::check(mc_source_set_options(handle_, json.data(), json.size())); }
+    std::string options() const {
+        return detail::take_text([&](mc_buf *out) { return mc_source_get_options(handle_, out); });
+    }
+    void add(const GeoJSON &data) { detail::check(mc_source_add(handle_, data.get())); }
+    void set(const GeoJSON &data) { detail::check(mc_source_set(handle_, data.get())); }
+    void import_data(const std::string &path_or_url) { detail::check(mc_source_import(handle_, path_or_url.c_str())); }
+    /// `id_json` is the id as JSON: "7" or "\"abc\"". Returns how many features were removed.
+    size_t remove(std::string_view id_json) {
+        size_t n = 0;
+        detail::check(mc_source_remove(handle_, id_json.data(), id_json.size(), &n));
+        return n;
+    }
+    void remove_at(size_t index) { detail::check(mc_source_remove_at(handle_, index)); }
+    void clear() { detail::check(mc_source_clear(handle_)); }
+    size_t size() const {
+        size_t n = 0;
+        detail::check(mc_source_count(handle_, &n));
+        return n;
+    }
+    /// The feature's GeoJSON, or nullopt when no feature has this id.
+    std::optional<std::string> get(std::string_view id_json) const {
         mc_buf buf = MC_BUF_INIT;
-        int st = fill(&buf);
+        int st = mc_source_get(handle_, id_json.data(), id_json.size(), 0, &buf);
+        if (st == MC_E_NOT_FOUND) return std::nullopt;
         std::string out = st == MC_OK ? std::string(buf.data, buf.len) : std::string();
         mc_buf_dispose(&buf);
         detail::check(st);
         return out;
     }
-    mc_expression *handle_ = nullptr;
+    std::string to_geojson(bool pretty = false) const {
+        return detail::take_text([&](mc_buf *out) { return mc_source_to_geojson(handle_, pretty ? MC_SERIALIZE_PRETTY : 0u, out); });
+    }
+    std::string clusters(const BBox &box, double zoom) const {
+        const double b[4] = {box.west, box.south, box.east, box.north};
+        return detail::take_text([&](mc_buf *out) { return mc_source_get_clusters(handle_, b, zoom, 0, out); });
+    }
+    /// A frozen view of the current cluster index (throws MC_E_NOT_FOUND when not clustering).
+    ClusterIndex cluster_index() const {
+        mc_cluster_index *view = nullptr;
+        detail::check(mc_source_cluster_index(handle_, &view));
+        return ClusterIndex(view);
+    }
+
+private:
+    mc_source *handle_ = nullptr;
 };
 
 } // namespace mapcore
