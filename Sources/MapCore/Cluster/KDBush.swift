@@ -17,66 +17,110 @@ struct KDBush {
         self.refs = refs
         self.coords = xy
         self.nodeSize = max(2, nodeSize)
-        if refs.count > 1 { sort(left: 0, right: refs.count - 1, axis: 0) }
+        guard refs.count > 1 else { return }
+        let size = self.nodeSize
+        self.refs.withUnsafeMutableBufferPointer { r in
+            self.coords.withUnsafeMutableBufferPointer { c in
+                guard let rb = r.baseAddress, let cb = c.baseAddress else { return }
+                var sorter = Sorter(refs: rb, coords: cb, nodeSize: size)
+                sorter.sort(left: 0, right: r.count - 1, axis: 0)
+            }
+        }
     }
 
     var count: Int { refs.count }
 
     // MARK: construction (kdbush `sort` and Floyd–Rivest `select`)
 
-    private mutating func sort(left: Int, right: Int, axis: Int) {
-        // Iterative over the right half, recursive over the left: depth stays O(log n).
-        var left = left, axis = axis
-        while right - left > nodeSize {
+    /// Works on raw buffers: the build moves every item about log(n / nodeSize) times.
+    private struct Sorter {
+        let refs: UnsafeMutablePointer<Int32>
+        let coords: UnsafeMutablePointer<Float>
+        let nodeSize: Int
+
+        init(refs: UnsafeMutablePointer<Int32>, coords: UnsafeMutablePointer<Float>, nodeSize: Int) {
+            self.refs = refs
+            self.coords = coords
+            self.nodeSize = nodeSize
+        }
+
+        mutating func sort(left: Int, right: Int, axis: Int) {
+            // Iterative over the right half, recursive over the left: depth stays O(log n).
+            var left = left, axis = axis
+            while right - left > nodeSize {
+                let m = (left + right) >> 1
+                select(k: m, left: left, right: right, axis: axis)
+                sort(left: left, right: m - 1, axis: 1 - axis)
+                left = m + 1
+                axis = 1 - axis
+            }
+        }
+
+        func select(k: Int, left: Int, right: Int, axis: Int) {
+            var left = left, right = right
+            while right > left {
+                if right - left > 600 {
+                    let n = Double(right - left + 1)
+                    let m = Double(k - left + 1)
+                    let z = log(n)
+                    let s = 0.5 * exp(2 * z / 3)
+                    let sd = 0.5 * (z * s * (n - s) / n).squareRoot() * (m - n / 2 < 0 ? -1 : 1)
+                    let newLeft = max(left, Int((Double(k) - m * s / n + sd).rounded(.down)))
+                    let newRight = min(right, Int((Double(k) + (n - m) * s / n + sd).rounded(.down)))
+                    select(k: k, left: newLeft, right: newRight, axis: axis)
+                }
+                let t = coords[2 * k + axis]
+                var i = left
+                var j = right
+                swapItems(left, k)
+                if coords[2 * right + axis] > t { swapItems(left, right) }
+                while i < j {
+                    swapItems(i, j)
+                    i += 1
+                    j -= 1
+                    while coords[2 * i + axis] < t { i += 1 }
+                    while coords[2 * j + axis] > t { j -= 1 }
+                }
+                if coords[2 * left + axis] == t {
+                    swapItems(left, j)
+                } else {
+                    j += 1
+                    swapItems(j, right)
+                }
+                if j <= k { left = j + 1 }
+                if k <= j { right = j - 1 }
+            }
+        }
+
+        @inline(__always)
+        func swapItems(_ i: Int, _ j: Int) {
+            let r = refs[i]; refs[i] = refs[j]; refs[j] = r
+            let x = coords[2 * i]; coords[2 * i] = coords[2 * j]; coords[2 * j] = x
+            let y = coords[2 * i + 1]; coords[2 * i + 1] = coords[2 * j + 1]; coords[2 * j + 1] = y
+        }
+    }
+
+    /// The position of each tree slot in the order `range` and `within` report items: the
+    /// middle item of a node, then its right half, then its left half; buckets in array order.
+    /// Sorting any subset of slots by it reproduces a query's output order.
+    func reportOrder() -> ContiguousArray<Int32> {
+        var rank = ContiguousArray<Int32>(repeating: 0, count: refs.count)
+        guard !refs.isEmpty else { return rank }
+        var next: Int32 = 0
+        var stack: [Int] = [0, refs.count - 1, 0]
+        while stack.count >= 3 {
+            let axis = stack.removeLast(), right = stack.removeLast(), left = stack.removeLast()
+            if right - left <= nodeSize {
+                for i in left...right { rank[i] = next; next += 1 }
+                continue
+            }
             let m = (left + right) >> 1
-            select(k: m, left: left, right: right, axis: axis)
-            sort(left: left, right: m - 1, axis: 1 - axis)
-            left = m + 1
-            axis = 1 - axis
+            rank[m] = next
+            next += 1
+            stack.append(left); stack.append(m - 1); stack.append(1 - axis)
+            stack.append(m + 1); stack.append(right); stack.append(1 - axis)
         }
-    }
-
-    private mutating func select(k: Int, left: Int, right: Int, axis: Int) {
-        var left = left, right = right
-        while right > left {
-            if right - left > 600 {
-                let n = Double(right - left + 1)
-                let m = Double(k - left + 1)
-                let z = log(n)
-                let s = 0.5 * exp(2 * z / 3)
-                let sd = 0.5 * (z * s * (n - s) / n).squareRoot() * (m - n / 2 < 0 ? -1 : 1)
-                let newLeft = max(left, Int((Double(k) - m * s / n + sd).rounded(.down)))
-                let newRight = min(right, Int((Double(k) + (n - m) * s / n + sd).rounded(.down)))
-                select(k: k, left: newLeft, right: newRight, axis: axis)
-            }
-            let t = coords[2 * k + axis]
-            var i = left
-            var j = right
-            swapItems(left, k)
-            if coords[2 * right + axis] > t { swapItems(left, right) }
-            while i < j {
-                swapItems(i, j)
-                i += 1
-                j -= 1
-                while coords[2 * i + axis] < t { i += 1 }
-                while coords[2 * j + axis] > t { j -= 1 }
-            }
-            if coords[2 * left + axis] == t {
-                swapItems(left, j)
-            } else {
-                j += 1
-                swapItems(j, right)
-            }
-            if j <= k { left = j + 1 }
-            if k <= j { right = j - 1 }
-        }
-    }
-
-    @inline(__always)
-    private mutating func swapItems(_ i: Int, _ j: Int) {
-        refs.swapAt(i, j)
-        coords.swapAt(2 * i, 2 * j)
-        coords.swapAt(2 * i + 1, 2 * j + 1)
+        return rank
     }
 
     // MARK: queries (explicit stack; the right half is pushed last and so visited first)
@@ -137,4 +181,73 @@ struct KDBush {
 
     /// Bytes held, for memory accounting.
     var byteCount: Int { refs.capacity * 4 + coords.capacity * 4 }
+}
+
+/// Radius queries for one clustering pass, answered from a uniform grid instead of the tree but
+/// in the tree's `within` order (sorted by `KDBush.reportOrder`), with the same distance test.
+/// A kdbush query walks about log(n / nodeSize) nodes plus whole 64-item buckets; a grid cell
+/// no smaller than the radius holds a handful, so each query reads 4 to 9 small cells.
+struct NeighborGrid {
+    private let refs: ContiguousArray<Int32>
+    private let coords: ContiguousArray<Float>
+    private let rank: ContiguousArray<Int32>
+    private let side: Int
+    private let cellStart: ContiguousArray<Int32>
+    private let slots: ContiguousArray<Int32>
+    private let r: Double
+
+    init(tree: KDBush, radius: Double) {
+        refs = tree.refs
+        coords = tree.coords
+        rank = tree.reportOrder()
+        r = radius
+        let n = tree.count
+        // Cells at least `radius` wide (so neighbours are in adjacent cells), and about 4 per item at most.
+        let byRadius = radius > 0 ? (0.99 / radius).rounded(.down) : 1
+        let byCount = (Double(n).squareRoot() * 2).rounded(.up)
+        side = max(1, Int(min(byRadius, byCount, 16384)))
+        var start = ContiguousArray<Int32>(repeating: 0, count: side * side + 1)
+        var cellOf = ContiguousArray<Int32>(repeating: 0, count: n)
+        for i in 0..<n {
+            let c = Self.cell(Double(coords[2 * i]), side) + side * Self.cell(Double(coords[2 * i + 1]), side)
+            cellOf[i] = Int32(c)
+            start[c + 1] += 1
+        }
+        for c in 0..<(side * side) { start[c + 1] += start[c] }
+        var fill = start
+        var sorted = ContiguousArray<Int32>(repeating: 0, count: n)
+        for i in 0..<n {
+            let c = Int(cellOf[i])
+            sorted[Int(fill[c])] = Int32(i)
+            fill[c] += 1
+        }
+        cellStart = start
+        slots = sorted
+    }
+
+    @inline(__always) private static func cell(_ v: Double, _ side: Int) -> Int {
+        let c = (v * Double(side)).rounded(.down)
+        return c < 0 ? 0 : c >= Double(side) ? side - 1 : Int(c)
+    }
+
+    /// Replaces `out` with the refs within the radius of (qx, qy), in kdbush `within` order.
+    func within(_ qx: Double, _ qy: Double, into out: inout [Int32], scratch: inout [(rank: Int32, slot: Int32)]) {
+        out.removeAll(keepingCapacity: true)
+        scratch.removeAll(keepingCapacity: true)
+        let r2 = r * r
+        let x0 = Self.cell(qx - r, side), x1 = Self.cell(qx + r, side)
+        let y0 = Self.cell(qy - r, side), y1 = Self.cell(qy + r, side)
+        for cy in y0...y1 {
+            for cx in x0...x1 {
+                let c = cx + side * cy
+                for k in Int(cellStart[c])..<Int(cellStart[c + 1]) {
+                    let s = Int(slots[k])
+                    let dx = Double(coords[2 * s]) - qx, dy = Double(coords[2 * s + 1]) - qy
+                    if dx * dx + dy * dy <= r2 { scratch.append((rank[s], Int32(s))) }
+                }
+            }
+        }
+        if scratch.count > 1 { scratch.sort { $0.rank < $1.rank } }
+        for e in scratch { out.append(refs[Int(e.slot)]) }
+    }
 }

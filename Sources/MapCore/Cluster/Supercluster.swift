@@ -155,6 +155,7 @@ public final class Supercluster: Sendable {
         var clusterOriginX = ContiguousArray<Double>(), clusterOriginY = ContiguousArray<Double>()
         var clusterProps: [JSONObject] = []
         var neighbors: [Int32] = []
+        var scratch: [(rank: Int32, slot: Int32)] = []
 
         static let unhandled = Int8.max
 
@@ -193,6 +194,7 @@ public final class Supercluster: Sendable {
 
         mutating func cluster(tree: KDBush, order: ContiguousArray<Int32>, zoom: Int) -> (order: ContiguousArray<Int32>, xy: ContiguousArray<Float>) {
             let r = options.radius / (options.extent * pow(2, Double(zoom)))
+            let grid = NeighborGrid(tree: tree, radius: r)
             let z8 = Int8(zoom)
             var nextOrder = ContiguousArray<Int32>()
             var nextXY = ContiguousArray<Float>()
@@ -207,8 +209,7 @@ public final class Supercluster: Sendable {
                 if handledZoom(ref) <= z8 { continue }
                 setZoom(ref, z8)
                 let (x, y) = position(ref)
-                neighbors.removeAll(keepingCapacity: true)
-                tree.within(x, y, r) { neighbors.append($0) }
+                grid.within(x, y, into: &neighbors, scratch: &scratch)
                 let originCount = count(ref)
                 var total = originCount
                 for nb in neighbors where handledZoom(nb) > z8 { total += count(nb) }

@@ -18,7 +18,7 @@ public enum Fetch {
             }
             return try FileIO.read(path: try percentDecoded(rest))
         }
-        if let scheme = lower.firstRange(of: "://"), !lower[..<scheme.lowerBound].contains("/") {
+        if let scheme = lower.split(separator: "/", maxSplits: 1).first, scheme.hasSuffix(":") {
             throw MapCoreError(.unsupported, "Unsupported URL scheme in \(location): use a path, file://, http:// or https://.")
         }
         return try FileIO.read(path: location)
