@@ -141,6 +141,7 @@ public func mc_cluster_index_load_points(_ handle: OpaquePointer?, _ lnglat: Uns
     boundary { () throws(MapCoreError) in
         guard let h = handles.lookup(handle, kind: .clusterIndex, as: ClusterIndexHandle.self) else { throw misuse("mc_cluster_index") }
         let xy = try inputPositions(lnglat, count, "lnglat")
+        guard count < Int(Int32.max) else { throw MapCoreError(.limit, "At most \(Int32.max - 1) points can be clustered.") }
         var features: [Feature] = []
         features.reserveCapacity(count)
         for i in 0..<count {

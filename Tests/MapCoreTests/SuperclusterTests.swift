@@ -266,6 +266,19 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.features[i].prop
         #expect(try sc.clusters(west: 0, south: 0, east: 1, north: 1, zoom: .infinity).count >= 0)
     }
 
+    @Test func extremeCoordinatesNeverTrap() throws {
+        // Beyond Float range after projection: refused with a clear error.
+        #expect(throws: MapCoreError.self) { try Supercluster(features: [Feature(geometry: .point(1e300, 0))]) }
+        // Projectable but far outside the world: indexed; tile coordinates stay doubles.
+        let far = [Feature(geometry: .point(1e30, 95)), Feature(geometry: .point(1e30, 95)), Feature(geometry: .point(-1e30, -95))]
+        let sc = try index(far)
+        for z in [0, 1, 20, 40] {
+            let tiles = try sc.tile(z: z, x: 0, y: 0)
+            #expect(tiles.allSatisfy { !$0.x.isNaN && !$0.y.isNaN })
+        }
+        #expect(try sc.clusters(west: -180, south: -90, east: 180, north: 90, zoom: 0).count <= 3)
+    }
+
     @Test func nonPointFeaturesAreRefused() throws {
         let line = Feature(geometry: Geometry(type: .lineString, xy: [0, 0, 1, 1]))
         #expect(throws: MapCoreError.self) { try Supercluster(features: [Feature(geometry: .point(0, 0)), line]) }

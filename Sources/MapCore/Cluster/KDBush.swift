@@ -227,7 +227,8 @@ struct NeighborGrid {
 
     @inline(__always) private static func cell(_ v: Double, _ side: Int) -> Int {
         let c = (v * Double(side)).rounded(.down)
-        return c < 0 ? 0 : c >= Double(side) ? side - 1 : Int(c)
+        guard c >= 0 else { return 0 }  // also NaN
+        return c >= Double(side) ? side - 1 : Int(c)
     }
 
     /// Replaces `out` with the refs within the radius of (qx, qy), in kdbush `within` order.

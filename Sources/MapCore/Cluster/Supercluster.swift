@@ -102,11 +102,15 @@ public final class Supercluster: Sendable {
                 throw MapCoreError(.unsupported, "Clustering only applies to Point features; feature \(i) is a \(g.type.name).",
                                    location: SourceLocation(offset: -1, line: 0, column: 0, path: "$.features[\(i)].geometry"))
             }
+            let px = Float(Projection.x(lng: g.xy[0])), py = Float(Projection.y(lat: g.xy[1]))
+            guard px.isFinite, py.isFinite else {
+                throw MapCoreError(.invalidArgument, "Feature \(i) has a longitude too large to project (\(g.xy[0])).")
+            }
             lng[i] = g.xy[0]
             lat[i] = g.xy[1]
             order.append(Int32(i))
-            xy.append(Float(Projection.x(lng: g.xy[0])))
-            xy.append(Float(Projection.y(lat: g.xy[1])))
+            xy.append(px)
+            xy.append(py)
         }
         pointLng = lng
         pointLat = lat
@@ -298,13 +302,14 @@ public final class Supercluster: Sendable {
 
     /// supercluster's point_count_abbreviated: the count below 1000, else "1.2k" / "16k".
     static func abbreviated(_ count: Int) -> JSONValue {
-        if count >= 10000 { return .string("\(jsRound(Double(count) / 1000))k") }
-        if count >= 1000 { return .string(JSNumber.format(Double(jsRound(Double(count) / 100)) / 10) + "k") }
+        if count >= 10000 { return .string(JSNumber.format(jsRound(Double(count) / 1000)) + "k") }
+        if count >= 1000 { return .string(JSNumber.format(jsRound(Double(count) / 100) / 10) + "k") }
         return .int(Int64(count))
     }
 
-    /// JavaScript's Math.round: halves go up.
-    static func jsRound(_ v: Double) -> Int64 { Int64((v + 0.5).rounded(.down)) }
+    /// JavaScript's Math.round: halves go up. Stays a Double: tile coordinates of far-off
+    /// points can exceed any integer type.
+    static func jsRound(_ v: Double) -> Double { (v + 0.5).rounded(.down) }
 
     /// The cluster table index of a cluster id, or a not-found error.
     public func cluster(withID id: Int) throws(MapCoreError) -> Int {
@@ -388,8 +393,8 @@ public final class Supercluster: Sendable {
                     py = clusterY[c]
                 }
                 out.append(TileItem(item: item,
-                                    x: Double(Self.jsRound(options.extent * (px * z2 - shiftX))),
-                                    y: Double(Self.jsRound(options.extent * (py * z2 - Double(y))))))
+                                    x: Self.jsRound(options.extent * (px * z2 - shiftX)),
+                                    y: Self.jsRound(options.extent * (py * z2 - Double(y)))))
             }
         }
         add(minX: (Double(x) - p) / z2, maxX: (Double(x) + 1 + p) / z2, shiftX: Double(x))
