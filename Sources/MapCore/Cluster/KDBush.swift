@@ -105,20 +105,11 @@ struct KDBush {
     /// Sorting any subset of slots by it reproduces a query's output order.
     func reportOrder() -> ContiguousArray<Int32> {
         var rank = ContiguousArray<Int32>(repeating: 0, count: refs.count)
-        guard !refs.isEmpty else { return rank }
         var next: Int32 = 0
-        var stack: [Int] = [0, refs.count - 1, 0]
-        while stack.count >= 3 {
-            let axis = stack.removeLast(), right = stack.removeLast(), left = stack.removeLast()
-            if right - left <= nodeSize {
-                for i in left...right { rank[i] = next; next += 1 }
-                continue
-            }
-            let m = (left + right) >> 1
-            rank[m] = next
+        let all = Double.infinity
+        search(minX: -all, minY: -all, maxX: all, maxY: all, accept: { _, _ in true }) { slot in
+            rank[slot] = next
             next += 1
-            stack.append(left); stack.append(m - 1); stack.append(1 - axis)
-            stack.append(m + 1); stack.append(right); stack.append(1 - axis)
         }
         return rank
     }
@@ -127,54 +118,38 @@ struct KDBush {
 
     /// Calls `body` with every ref whose position lies in the box (inclusive), in kdbush order.
     func range(minX: Double, minY: Double, maxX: Double, maxY: Double, _ body: (Int32) -> Void) {
-        guard !refs.isEmpty else { return }
-        refs.withUnsafeBufferPointer { refs in
-            coords.withUnsafeBufferPointer { c in
-                var stack: [Int] = [0, refs.count - 1, 0]
-                stack.reserveCapacity(96)
-                while stack.count >= 3 {
-                    let axis = stack.removeLast(), right = stack.removeLast(), left = stack.removeLast()
-                    if right - left <= nodeSize {
-                        for i in left...right {
-                            let x = Double(c[2 * i]), y = Double(c[2 * i + 1])
-                            if x >= minX && x <= maxX && y >= minY && y <= maxY { body(refs[i]) }
-                        }
-                        continue
-                    }
-                    let m = (left + right) >> 1
-                    let x = Double(c[2 * m]), y = Double(c[2 * m + 1])
-                    if x >= minX && x <= maxX && y >= minY && y <= maxY { body(refs[m]) }
-                    if axis == 0 ? minX <= x : minY <= y { stack.append(left); stack.append(m - 1); stack.append(1 - axis) }
-                    if axis == 0 ? maxX >= x : maxY >= y { stack.append(m + 1); stack.append(right); stack.append(1 - axis) }
-                }
-            }
-        }
+        search(minX: minX, minY: minY, maxX: maxX, maxY: maxY,
+               accept: { x, y in x >= minX && x <= maxX && y >= minY && y <= maxY }) { body(refs[$0]) }
     }
 
     /// Calls `body` with every ref within distance `r` of (qx, qy) (inclusive), in kdbush order.
+    /// kdbush prunes a radius query exactly as a range query over the square around the circle.
     func within(_ qx: Double, _ qy: Double, _ r: Double, _ body: (Int32) -> Void) {
-        guard !refs.isEmpty else { return }
         let r2 = r * r
-        refs.withUnsafeBufferPointer { refs in
-            coords.withUnsafeBufferPointer { c in
-                var stack: [Int] = [0, refs.count - 1, 0]
-                stack.reserveCapacity(96)
-                while stack.count >= 3 {
-                    let axis = stack.removeLast(), right = stack.removeLast(), left = stack.removeLast()
-                    if right - left <= nodeSize {
-                        for i in left...right {
-                            let dx = Double(c[2 * i]) - qx, dy = Double(c[2 * i + 1]) - qy
-                            if dx * dx + dy * dy <= r2 { body(refs[i]) }
-                        }
-                        continue
-                    }
-                    let m = (left + right) >> 1
-                    let x = Double(c[2 * m]), y = Double(c[2 * m + 1])
-                    let dx = x - qx, dy = y - qy
-                    if dx * dx + dy * dy <= r2 { body(refs[m]) }
-                    if axis == 0 ? qx - r <= x : qy - r <= y { stack.append(left); stack.append(m - 1); stack.append(1 - axis) }
-                    if axis == 0 ? qx + r >= x : qy + r >= y { stack.append(m + 1); stack.append(right); stack.append(1 - axis) }
+        search(minX: qx - r, minY: qy - r, maxX: qx + r, maxY: qy + r,
+               accept: { x, y in (x - qx) * (x - qx) + (y - qy) * (y - qy) <= r2 }) { body(refs[$0]) }
+    }
+
+    /// kdbush's traversal (explicit stack; the right half is pushed last and so visited first):
+    /// prunes halves outside the box and reports the slots whose position `accept`s.
+    @inline(__always)
+    private func search(minX: Double, minY: Double, maxX: Double, maxY: Double,
+                        accept: (Double, Double) -> Bool, _ report: (Int) -> Void) {
+        guard !refs.isEmpty else { return }
+        coords.withUnsafeBufferPointer { c in
+            var stack: [Int] = [0, refs.count - 1, 0]
+            stack.reserveCapacity(96)
+            while stack.count >= 3 {
+                let axis = stack.removeLast(), right = stack.removeLast(), left = stack.removeLast()
+                if right - left <= nodeSize {
+                    for i in left...right where accept(Double(c[2 * i]), Double(c[2 * i + 1])) { report(i) }
+                    continue
                 }
+                let m = (left + right) >> 1
+                let x = Double(c[2 * m]), y = Double(c[2 * m + 1])
+                if accept(x, y) { report(m) }
+                if axis == 0 ? minX <= x : minY <= y { stack.append(left); stack.append(m - 1); stack.append(1 - axis) }
+                if axis == 0 ? maxX >= x : maxY >= y { stack.append(m + 1); stack.append(right); stack.append(1 - axis) }
             }
         }
     }

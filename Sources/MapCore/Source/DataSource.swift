@@ -200,9 +200,9 @@ public final class SourceSnapshot: Sendable {
             throw MapCoreError(.invalidArgument, "The bounding box and zoom must be numbers.")
         }
         let query = BoundingBox(west: west, south: south, east: east, north: north)
-        let matching = indexed.map { features[$0] }.filter { f in
-            guard let box = BoundingBox.of(.feature(f)) else { return false }
-            return query.intersects(box)
+        var matching: [Feature] = []
+        for i in indexed {
+            if let box = BoundingBox.of(.feature(features[i])), query.intersects(box) { matching.append(features[i]) }
         }
         return GeoJSON.featureCollection(FeatureCollection(features: matching)).serialize(pretty: pretty)
     }

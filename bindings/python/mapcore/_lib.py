@@ -196,3 +196,38 @@ def take_text(fill):
         return ctypes.string_at(buf.data, buf.len).decode("utf-8")
     finally:
         lib.mc_buf_dispose(ctypes.byref(buf))
+
+
+# ---- handles ---------------------------------------------------------------------------------
+
+
+class Handle:
+    """Owns one library handle: freed by close(), a with-block, or garbage collection.
+    Subclasses name their free function in `_free` (a staticmethod taking the pointer)."""
+
+    __slots__ = ("_handle",)
+    _free = None
+
+    @classmethod
+    def _adopt(cls, handle):
+        """Wraps a handle the library just returned, without running __init__."""
+        obj = cls.__new__(cls)
+        obj._handle = handle
+        return obj
+
+    def close(self):
+        if self._handle:
+            type(self)._free(self._handle)
+            self._handle = ctypes.c_void_p()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

@@ -3,7 +3,7 @@ import ctypes
 import json
 import math
 
-from ._lib import Buf, check, lib, take_text, _declare, c_double_p, c_int_p, c_size_p
+from ._lib import Buf, Handle, check, lib, take_text, _declare, c_double_p, c_int_p, c_size_p
 from .expression import Expression
 from .geojson import as_geojson
 
@@ -103,27 +103,11 @@ def _features(text):
     return json.loads(text)["features"]
 
 
-class _Index:
+class _Index(Handle):
     """Queries shared by Supercluster and a DataSource's frozen index view."""
 
-    __slots__ = ("_handle",)
-
-    def close(self):
-        if self._handle:
-            lib.mc_cluster_index_free(self._handle)
-            self._handle = _p()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
+    __slots__ = ()
+    _free = staticmethod(lib.mc_cluster_index_free)
 
     def get_clusters(self, bbox, zoom):
         """Clusters and points in bbox = (west, south, east, north) at zoom, as GeoJSON dicts."""
@@ -218,10 +202,11 @@ class _IndexView(_Index):
     __slots__ = ()
 
 
-class DataSource:
+class DataSource(Handle):
     """The SDKs' GeoJSON data source with their option names (in snake case) and defaults."""
 
-    __slots__ = ("_handle",)
+    __slots__ = ()
+    _free = staticmethod(lib.mc_source_free)
 
     def __init__(self, cluster=False, cluster_radius=50, cluster_max_zoom=None, cluster_min_points=2,
                  cluster_properties=None, max_zoom=18, buffer=128, tolerance=0.375, line_metrics=False,
@@ -235,23 +220,6 @@ class DataSource:
         handle = _p()
         check(lib.mc_source_new(options, len(options), ctypes.byref(handle)))
         self._handle = handle
-
-    def close(self):
-        if self._handle:
-            lib.mc_source_free(self._handle)
-            self._handle = _p()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     # ---- options ----
 
@@ -350,9 +318,7 @@ class DataSource:
         queries on it agree even while other threads change the source."""
         handle = _p()
         check(lib.mc_source_cluster_index(self._handle, ctypes.byref(handle)))
-        view = _IndexView.__new__(_IndexView)
-        view._handle = handle
-        return view
+        return _IndexView._adopt(handle)
 
     def tile(self, z, x, y):
         with self.cluster_index() as index:

@@ -3,7 +3,7 @@ import ctypes
 import json
 import math
 
-from ._lib import Buf, check, lib, take_text, _declare
+from ._lib import Buf, Handle, check, lib, take_text, _declare
 from .geojson import GeoJSON, to_bytes
 
 
@@ -83,7 +83,7 @@ def _features_handle(features):
     return GeoJSON(features)
 
 
-class Expression:
+class Expression(Handle):
     """A compiled style expression (JSON form of the MapLibre/Mapbox style spec), immutable and
     safe to evaluate from many threads.
 
@@ -94,7 +94,8 @@ class Expression:
     `property_spec` (a dict) is the style property the expression is compiled for: its "type"
     decides coercion (e.g. "color"), its "property-type"/"expression" which inputs are allowed."""
 
-    __slots__ = ("_handle",)
+    __slots__ = ()
+    _free = staticmethod(lib.mc_expression_free)
 
     def __init__(self, expr, property_spec=None):
         data = _json_bytes(expr)
@@ -103,16 +104,6 @@ class Expression:
         check(lib.mc_expression_compile(data, len(data), spec, len(spec) if spec else 0, ctypes.byref(handle)))
         self._handle = handle
 
-    def close(self):
-        if self._handle:
-            lib.mc_expression_free(self._handle)
-            self._handle = ctypes.c_void_p()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
     def evaluate(self, feature=None, zoom=None, **context):
         """The value for one feature (a GeoJSON Feature or geometry as dict/str, or None).

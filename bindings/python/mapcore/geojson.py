@@ -2,7 +2,7 @@
 import ctypes
 import json
 
-from ._lib import Buf, check, lib, take_text, _declare, c_int_p, c_size_p
+from ._lib import Buf, Handle, check, lib, take_text, _declare, c_int_p, c_size_p
 
 
 class ParseOptions(ctypes.Structure):
@@ -34,13 +34,14 @@ def to_bytes(source):
     raise TypeError(f"expected GeoJSON as a dict, str or bytes, not {type(source).__name__}")
 
 
-class GeoJSON:
+class GeoJSON(Handle):
     """A parsed GeoJSON object (geometry, Feature or FeatureCollection), immutable.
 
     Build one from a dict, a JSON str or bytes. The handle is freed when the object is
     garbage-collected, or at once with close() / a with-block."""
 
-    __slots__ = ("_handle",)
+    __slots__ = ()
+    _free = staticmethod(lib.mc_geojson_free)
 
     def __init__(self, source, max_depth=None):
         data = to_bytes(source)
@@ -49,33 +50,11 @@ class GeoJSON:
         check(lib.mc_geojson_parse(data, len(data), ctypes.byref(options), ctypes.byref(handle)))
         self._handle = handle
 
-    @classmethod
-    def _adopt(cls, handle):
-        obj = cls.__new__(cls)
-        obj._handle = handle
-        return obj
-
     @property
     def handle(self):
         """The raw mc_geojson pointer (a ctypes.c_void_p), for passing to other calls."""
         return self._handle
 
-    def close(self):
-        if self._handle:
-            lib.mc_geojson_free(self._handle)
-            self._handle = ctypes.c_void_p()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     @property
     def kind(self):
