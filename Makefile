@@ -34,6 +34,8 @@ demo: build
 	@$(CLI) hull data/places.geojson
 	@echo "== mapcore filter '[\">=\", [\"get\", \"scalerank\"], 2]' data/places.geojson | mapcore eval '[\"get\", \"name\"]' -"
 	@$(CLI) filter '[">=", ["get", "scalerank"], 2]' data/places.geojson | $(CLI) eval '["get", "name"]' -
+	@echo "== mapcore filter --predicate \"featureclass == 'waterfall' OR scalerank BETWEEN {0, 1}\" data/places.geojson | mapcore info -"
+	@$(CLI) filter --predicate "featureclass == 'waterfall' OR scalerank BETWEEN {0, 1}" data/places.geojson | $(CLI) info -
 	@echo "== mapcore cluster data/places.geojson --stats   (supercluster defaults: radius 40, extent 512)"
 	@$(CLI) cluster data/places.geojson --stats
 	@echo "== mapcore cluster data/places.geojson --zoom 1 --bbox 100,-60,-100,10 --properties '{\"ranks\": [\"+\", [\"get\", \"scalerank\"]]}'"
@@ -49,11 +51,13 @@ test-swift: build
 test-c: build
 	cd $(BUILD) && ctest --output-on-failure
 
-# The style-spec expression suite; cases listed in the known-failures file may fail (with a
-# reason), every other must pass, and a listed case that passes fails the run.
+# The style-spec expression suite (cases listed in the known-failures file may fail, with a
+# reason; every other must pass, and a listed case that passes fails the run), then the
+# NSPredicate/NSExpression format-string pairs (every record must pass).
 test-conformance: build
 	$(CLI) conformance expressions Tests/conformance/style-spec-expressions.jsonl \
 	  --known-failures Tests/conformance/expressions-known-failures.txt
+	$(CLI) conformance predicates Tests/conformance/format-string-pairs.jsonl
 
 test-python: build
 	$(PYTHON) -m pytest -q bindings/python/tests

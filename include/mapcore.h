@@ -22,5 +22,6 @@
 #include "mapcore/geometry.h"
 #include "mapcore/expression.h"
 #include "mapcore/cluster.h"
+#include "mapcore/format.h"
 
 #endif /* MAPCORE_H */

@@ -8,11 +8,11 @@ func expressionHandle(_ handle: OpaquePointer?) throws(MapCoreError) -> StyleExp
     return h
 }
 
-private func parseJSON(_ data: UnsafePointer<CChar>?, _ len: Int, _ name: StaticString) throws(MapCoreError) -> JSONValue {
+func parseJSON(_ data: UnsafePointer<CChar>?, _ len: Int, _ name: StaticString) throws(MapCoreError) -> JSONValue {
     try JSON.parse(try inputBytes(data, len, name))
 }
 
-private func compile(_ json: JSONValue, spec: PropertySpec, legacyFilters: Bool) throws(MapCoreError) -> StyleExpression {
+func compile(_ json: JSONValue, spec: PropertySpec, legacyFilters: Bool) throws(MapCoreError) -> StyleExpression {
     switch StyleExpression.compile(json, spec: spec, legacyFilters: legacyFilters) {
     case .success(let e): return e
     case .failure(let f):

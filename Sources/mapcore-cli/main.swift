@@ -118,7 +118,7 @@ struct Hull: ParsableCommand {
 struct Conformance: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run conformance cases.",
-        subcommands: [ExpressionsConformance.self])
+        subcommands: [ExpressionsConformance.self, PredicatesConformance.self])
 }
 
 struct ExpressionsConformance: ParsableCommand {
@@ -138,26 +138,53 @@ struct ExpressionsConformance: ParsableCommand {
     func run() throws {
         let bytes = try FileIO.read(path: file)
         let outcomes = ExpressionConformance.run(jsonl: String(decoding: bytes, as: UTF8.self))
-        var known = Set<String>()
-        if let knownFailures {
-            known = ExpressionConformance.knownFailures(String(decoding: try FileIO.read(path: knownFailures), as: UTF8.self))
+        try report(outcomes, knownFailures: knownFailures, verbose: verbose)
+    }
+}
+
+/// Prints failures (every case with `verbose`) and "N passed, M failed"; exits 1 when a case
+/// fails without being listed in `knownFailures`, or a listed case passes.
+private func report(_ outcomes: [ConformanceOutcome], knownFailures: String?, verbose: Bool) throws {
+    var known = Set<String>()
+    if let knownFailures {
+        known = ExpressionConformance.knownFailures(String(decoding: try FileIO.read(path: knownFailures), as: UTF8.self))
+    }
+    var passed = 0, failed = 0, regressions = 0, fixed: [String] = []
+    for o in outcomes {
+        if o.passed {
+            passed += 1
+            if known.contains(o.id) { fixed.append(o.id) }
+            if verbose { print("ok   \(o.id)") }
+        } else {
+            failed += 1
+            let tag = known.contains(o.id) ? "known" : "FAIL"
+            if !known.contains(o.id) { regressions += 1 }
+            print("\(tag) \(o.id): \(o.reason)")
         }
-        var passed = 0, failed = 0, regressions = 0, fixed: [String] = []
-        for o in outcomes {
-            if o.passed {
-                passed += 1
-                if known.contains(o.id) { fixed.append(o.id) }
-                if verbose { print("ok   \(o.id)") }
-            } else {
-                failed += 1
-                let tag = known.contains(o.id) ? "known" : "FAIL"
-                if !known.contains(o.id) { regressions += 1 }
-                print("\(tag) \(o.id): \(o.reason)")
-            }
-        }
-        for id in fixed { print("FIXED \(id): passes now; remove it from the known-failures list") }
-        print("\(passed) passed, \(failed) failed")
-        if regressions > 0 || !fixed.isEmpty { throw ExitCode(1) }
+    }
+    for id in fixed { print("FIXED \(id): passes now; remove it from the known-failures list") }
+    print("\(passed) passed, \(failed) failed")
+    if regressions > 0 || !fixed.isEmpty { throw ExitCode(1) }
+}
+
+struct PredicatesConformance: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "predicates",
+        abstract: "Run NSPredicate/NSExpression format-string pairs (JSON Lines); ends with \"N passed, M failed\".")
+
+    @Argument(help: "A .jsonl file in the format of conformance/predicates/format-string-pairs.jsonl.")
+    var file: String
+
+    @Option(help: "A file listing case ids expected to fail (one per line, '#' comments).")
+    var knownFailures: String?
+
+    @Flag(help: "Print every case, not only failures.")
+    var verbose = false
+
+    func run() throws {
+        let bytes = try FileIO.read(path: file)
+        try report(FormatConformance.run(jsonl: String(decoding: bytes, as: UTF8.self)), knownFailures: knownFailures,
+                   verbose: verbose)
     }
 }
 
@@ -211,19 +238,52 @@ struct Eval: ParsableCommand {
 
 struct Filter: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Print the features of a file that pass a filter (expression or legacy filter), as a FeatureCollection.")
+        abstract: "Print the features of a file that pass a filter, as a FeatureCollection.",
+        discussion: """
+            The filter is a JSON expression or legacy filter, or with --predicate an NSPredicate format \
+            string of the iOS SDKs:
+              mapcore filter '[">=", ["get", "mag"], 4.5]' quakes.geojson
+              mapcore filter --predicate "mag >= 4.5 AND type == 'earthquake'" quakes.geojson
+              mapcore filter --predicate "%K == %@" --arg '"ISO 3166-1:2006"' --arg '"US-OH"' places.geojson
+            """)
 
-    @Argument(help: "The filter as JSON, e.g. '[\">=\", [\"get\", \"mag\"], 4.5]' or '[\"==\", \"kind\", \"park\"]'.")
-    var expression: String
-    @OptionGroup var input: InputOptions
+    @Argument(help: "The filter as JSON (omit with --predicate), then the GeoJSON file (or - for standard input).")
+    var arguments: [String] = []
+    @Option(help: "An NSPredicate format string, e.g. \"temperature != nil && temperature >= 100\".")
+    var predicate: String?
+    @Option(name: .customLong("arg"), help: "A JSON value for the next %@ or %K placeholder of --predicate (repeatable).")
+    var placeholderValues: [String] = []
     @Option(help: "Zoom level.") var zoom: Double?
     @Flag(help: "Pretty-print the output.") var pretty = false
 
+    func validate() throws {
+        let expected = predicate == nil ? 1...2 : 0...1
+        guard expected.contains(arguments.count) else {
+            throw ValidationError(predicate == nil ? "Give a JSON filter and at most one file." : "With --predicate, give at most one file.")
+        }
+    }
+
     func run() throws {
-        let e = try compileExpression(expression, spec: nil, filter: true)
+        let e: StyleExpression
+        var file = "-"
+        if let predicate {
+            file = arguments.first ?? "-"
+            var values: [JSONValue] = []
+            for text in placeholderValues {
+                do { values.append(try JSON.parse(text)) } catch { throw InputError(description: "--arg \(text): \(error)") }
+            }
+            let json: JSONValue
+            do { json = try FormatString.json(Array(predicate.utf8), arguments: values, kind: .predicate) } catch {
+                throw InputError(description: "--predicate: \(error)")
+            }
+            e = try compileExpression(JSON.serialize(json), spec: nil, filter: true)
+        } else {
+            e = try compileExpression(arguments[0], spec: nil, filter: true)
+            file = arguments.count > 1 ? arguments[1] : "-"
+        }
         var ctx = EvaluationContext(zoom: zoom)
         var kept: [Feature] = []
-        for f in try input.load().features {
+        for f in try loadGeoJSON(file).features {
             ctx.setFeature(f)
             if case .boolean(true)? = try? e.evaluate(ctx) { kept.append(f) }
         }

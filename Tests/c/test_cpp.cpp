@@ -151,6 +151,34 @@ int main(int argc, char **argv) {
         source.import_data(dir + "/places.geojson");
         CHECK(source.size() == 163);
     }
+        // Format strings: compile, convert both ways, build.
+    {
+        auto p = mapcore::Expression::predicate("temperature >= %@ AND name CONTAINS 'Izzy'", "[100]");
+        CHECK(p.matches(R"({"type":"Feature","geometry":null,"properties":{"temperature":120,"name":"Izzy's"}})"));
+        CHECK(!p.matches(R"({"type":"Feature","geometry":null,"properties":{"temperature":99,"name":"Izzy's"}})"));
+        auto e = mapcore::Expression::from_format("MGL_MATCH(x, 0, 'zero', 'default')");
+        CHECK(e.evaluate(R"({"type":"Feature","geometry":null,"properties":{"x":0}})") == "\"zero\"");
+        CHECK(mapcore::format_to_json("uppercase(name)", {}, mapcore::FormatKind::expression) == R"(["upcase",["get","name"]])");
+        auto f = mapcore::format_from_json(R"(["==", ["get", "ISO 3166-1:2006"], "US-OH"])", mapcore::FormatKind::predicate);
+        CHECK(f.text == "%K == 'US-OH'" && f.args_json == R"(["ISO 3166-1:2006"])");
+        try {
+            mapcore::Expression::predicate("name == 'Izzy");
+            CHECK(false);
+        } catch (const mapcore::Error &err) {
+            CHECK(err.code() == MC_E_PARSE && err.offset() == 8);
+        }
+        namespace b = mapcore::build;
+        const char *feature = R"({"type":"Feature","geometry":null,"properties":{"x":5,"kind":"b"}})";
+        CHECK(mapcore::Expression(b::conditional(R"([">", ["get", "x"], 3])", "\"big\"", "\"small\"")).evaluate(feature) == "\"big\"");
+        CHECK(mapcore::Expression(b::match(R"(["get", "kind"])", {{R"(["a","b"])", "1"}, {"\"c\"", "2"}}, "0")).evaluate(feature) == "1");
+        CHECK(mapcore::Expression(b::coalesce({R"(["get", "none"])", "7"})).evaluate(feature) == "7");
+        CHECK(mapcore::Expression(b::join({"\"x=\"", R"(["to-string", ["get", "x"]])"})).evaluate(feature) == "\"x=5\"");
+        CHECK(mapcore::Expression(b::interpolate(R"(["get", "x"])", b::Curve::linear(), {{0, "0"}, {10, "100"}})).evaluate(feature) == "50");
+        CHECK(mapcore::Expression(b::interpolate(R"(["get", "x"])", b::Curve::exponential(1), {{0, "0"}, {10, "100"}})).evaluate(feature) == "50");
+        CHECK(b::interpolate("1", b::Curve::cubic_bezier(0.42, 0, 0.58, 1), {{0, "0"}}) == R"(["interpolate",["cubic-bezier",0.42,0,0.58,1],1,0,0])");
+        CHECK(mapcore::Expression(b::step(R"(["get", "x"])", "\"low\"", {{3, "\"mid\""}, {8, "\"high\""}})).evaluate(feature) == "\"mid\"");
+    }
+
     std::printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -5,6 +5,7 @@
 
 #include <mapcore.h>
 
+#include <charconv>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -33,7 +34,8 @@ private:
     static std::string describe(const mc_error &e) {
         std::string s = std::string(mc_errstr(e.code)) + ": " + e.message;
         if (e.line > 0)
-            s += " (line " + std::to_string(e.line) + ", column " + std::to_string(e.column) + ", at " + e.path + ")";
+            s += " (line " + std::to_string(e.line) + ", column " + std::to_string(e.column) +
+                 (e.path[0] ? std::string(", at ") + e.path : std::string()) + ")";
         return s;
     }
     int code_;
@@ -211,6 +213,24 @@ public:
     static Expression filter(std::string_view json) {
         Expression e;
         detail::check(mc_filter_compile(json.data(), json.size(), &e.handle_));
+        return e;
+    }
+    /// Compiles an NSPredicate format string as a filter (include/mapcore/format.h);
+    /// `args_json` is a JSON array with one value per %@/%K placeholder (empty for none).
+    static Expression predicate(std::string_view format, std::string_view args_json = {}) {
+        Expression e;
+        detail::check(mc_predicate_compile(format.data(), format.size(), args_json.empty() ? nullptr : args_json.data(),
+                                           args_json.size(), &e.handle_));
+        return e;
+    }
+    /// Compiles an NSExpression format string, with an optional property spec.
+    static Expression from_format(std::string_view format, std::string_view args_json = {},
+                                  std::string_view property_spec = {}) {
+        Expression e;
+        detail::check(mc_expression_compile_format(format.data(), format.size(),
+                                                   args_json.empty() ? nullptr : args_json.data(), args_json.size(),
+                                                   property_spec.empty() ? nullptr : property_spec.data(),
+                                                   property_spec.size(), &e.handle_));
         return e;
     }
     Expression(Expression &&other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
@@ -402,6 +422,101 @@ public:
 private:
     mc_source *handle_ = nullptr;
 };
+
+
+/// Which grammar a format string is read with (include/mapcore/format.h).
+enum class FormatKind { predicate = MC_FORMAT_PREDICATE, expression = MC_FORMAT_EXPRESSION };
+
+/// The style-spec JSON a format string converts to (not compiled).
+inline std::string format_to_json(std::string_view format, std::string_view args_json = {},
+                                  FormatKind kind = FormatKind::predicate) {
+    return detail::take_text([&](mc_buf *b) {
+        return mc_format_to_json(format.data(), format.size(), args_json.empty() ? nullptr : args_json.data(),
+                                 args_json.size(), static_cast<int>(kind), b);
+    });
+}
+
+/// A format string and the JSON array of its placeholder arguments.
+struct FormatString {
+    std::string text;
+    std::string args_json;
+};
+
+/// A format string for a JSON expression.
+inline FormatString format_from_json(std::string_view json, FormatKind kind = FormatKind::expression) {
+    mc_buf text = MC_BUF_INIT, args = MC_BUF_INIT;
+    int st = mc_format_from_json(json.data(), json.size(), static_cast<int>(kind), &text, &args);
+    FormatString out;
+    if (st == MC_OK) out = {std::string(text.data, text.len), std::string(args.data, args.len)};
+    mc_buf_dispose(&text);
+    mc_buf_dispose(&args);
+    detail::check(st);
+    return out;
+}
+
+/// Builders for the SDK's NSExpression constructors. Arguments and results are JSON expression
+/// text, ready for Expression(...).
+namespace build {
+namespace detail {
+inline std::string number(double v) {
+    char buf[32];
+    auto r = std::to_chars(buf, buf + sizeof buf, v);
+    return std::string(buf, r.ptr);
+}
+inline std::string list(std::string_view op, const std::vector<std::string> &items) {
+    std::string out = "[\"" + std::string(op) + "\"";
+    for (const auto &i : items) out += "," + i;
+    return out + "]";
+}
+inline std::string stops(const std::vector<std::pair<double, std::string>> &pairs) {
+    std::string out;
+    for (const auto &p : pairs) out += "," + number(p.first) + "," + p.second;
+    return out;
+}
+} // namespace detail
+
+/// forAZMConditional:trueExpression:falseExpression:
+inline std::string conditional(std::string_view condition, std::string_view if_true, std::string_view if_false) {
+    return detail::list("case", {std::string(condition), std::string(if_true), std::string(if_false)});
+}
+/// forAZMMatchingKey:in:default: — each case is (label JSON, value JSON); a label may be an
+/// array of labels, e.g. {"[\"a\",\"b\"]", "1"}.
+inline std::string match(std::string_view input, const std::vector<std::pair<std::string, std::string>> &cases,
+                         std::string_view fallback) {
+    std::vector<std::string> items{std::string(input)};
+    for (const auto &c : cases) {
+        items.push_back(c.first);
+        items.push_back(c.second);
+    }
+    items.emplace_back(fallback);
+    return detail::list("match", items);
+}
+/// forAZMCoalescing:
+inline std::string coalesce(const std::vector<std::string> &values) { return detail::list("coalesce", values); }
+/// forAZMJoining:
+inline std::string join(const std::vector<std::string> &values) { return detail::list("concat", values); }
+
+/// The curve of interpolate(): linear, exponential with a base, cubic-bezier with four points.
+struct Curve {
+    std::string json;
+    static Curve linear() { return {"[\"linear\"]"}; }
+    static Curve exponential(double base) { return {"[\"exponential\"," + detail::number(base) + "]"}; }
+    static Curve cubic_bezier(double x1, double y1, double x2, double y2) {
+        return {"[\"cubic-bezier\"," + detail::number(x1) + "," + detail::number(y1) + "," + detail::number(x2) + "," +
+                detail::number(y2) + "]"};
+    }
+};
+/// forAZMInterpolating:curveType:parameters:stops: — stops in ascending input order.
+inline std::string interpolate(std::string_view input, const Curve &curve,
+                               const std::vector<std::pair<double, std::string>> &stops) {
+    return "[\"interpolate\"," + curve.json + "," + std::string(input) + detail::stops(stops) + "]";
+}
+/// forAZMStepping:from:stops: — stops in ascending input order.
+inline std::string step(std::string_view input, std::string_view from,
+                        const std::vector<std::pair<double, std::string>> &stops) {
+    return "[\"step\"," + std::string(input) + "," + std::string(from) + detail::stops(stops) + "]";
+}
+} // namespace build
 
 } // namespace mapcore
 

@@ -1,15 +1,34 @@
 // Expression: runner for style-spec expression cases (the JSON Lines format of
-// maplibre-style-spec's expression fixtures), shared by the CLI and the tests.
+// maplibre-style-spec's expression fixtures), shared by the CLI and the tests, and the JSON
+// Lines loop every conformance runner uses.
 
 import Glibc
 
-public enum ExpressionConformance {
-    public struct Outcome: Sendable {
-        public var id: String
-        public var passed: Bool
-        /// Why it failed; empty when it passed.
-        public var reason: String
+/// One case of a conformance run.
+public struct ConformanceOutcome: Sendable {
+    public var id: String
+    public var passed: Bool
+    /// Why it failed; empty when it passed.
+    public var reason: String
+}
+
+/// Runs `runCase` on each record of a JSON Lines text; an unreadable line is a failed case.
+func runJSONLines(_ text: String, _ runCase: (JSONValue, Int) -> ConformanceOutcome) -> [ConformanceOutcome] {
+    var outcomes: [ConformanceOutcome] = []
+    for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: true).enumerated() {
+        let trimmed = String(line).trimmingJSWhitespace()
+        if trimmed.isEmpty { continue }
+        do {
+            outcomes.append(runCase(try JSON.parse(trimmed), n + 1))
+        } catch {
+            outcomes.append(ConformanceOutcome(id: "line \(n + 1)", passed: false, reason: "unreadable case: \(error)"))
+        }
     }
+    return outcomes
+}
+
+public enum ExpressionConformance {
+    public typealias Outcome = ConformanceOutcome
 
     /// The case ids of a known-failures list: one id per line, text after `#` is a comment.
     public static func knownFailures(_ text: String) -> Set<String> {
@@ -21,17 +40,7 @@ public enum ExpressionConformance {
 
     /// Runs every non-empty line of a `.jsonl` file.
     public static func run(jsonl text: String) -> [Outcome] {
-        var outcomes: [Outcome] = []
-        for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: true).enumerated() {
-            let trimmed = String(line).trimmingJSWhitespace()
-            if trimmed.isEmpty { continue }
-            do {
-                outcomes.append(runCase(try JSON.parse(trimmed)))
-            } catch {
-                outcomes.append(Outcome(id: "line \(n + 1)", passed: false, reason: "unreadable case: \(error)"))
-            }
-        }
-        return outcomes
+        runJSONLines(text) { c, _ in runCase(c) }
     }
 
     /// Runs one case object.

@@ -70,6 +70,7 @@ public struct MapCoreError: Error, Equatable, CustomStringConvertible, Sendable 
 
     public var description: String {
         guard let location else { return message }
-        return "\(message) (line \(location.line), column \(location.column), at \(location.path))"
+        let at = location.path.isEmpty ? "" : ", at \(location.path)"
+        return "\(message) (line \(location.line), column \(location.column)\(at))"
     }
 }

@@ -28,6 +28,8 @@ from ._lib import (
 )
 from .cluster import ClusterItem, DataSource, Supercluster
 from .expression import Expression, Filter
+from .format import Format, Predicate, format_from_json, format_to_json
+from . import format as builders
 from .geojson import GeoJSON
 from .geometry import (
     BBox,
@@ -55,6 +57,11 @@ __all__ = [
     "Expression",
     "ExpressionError",
     "Filter",
+    "Format",
+    "Predicate",
+    "builders",
+    "format_from_json",
+    "format_to_json",
     "TypeMismatchError",
     "GeoJSON",
     "InvalidArgumentError",

@@ -103,7 +103,7 @@ class MapCoreError(Exception):
         self.offset = offset
         self.line = line
         self.column = column
-        where = f" (line {line}, column {column}, at {path})" if line else ""
+        where = f" (line {line}, column {column}{', at ' + path if path else ''})" if line else ""
         super().__init__(f"{self.name}: {message}{where}")
 
 

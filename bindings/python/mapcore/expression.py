@@ -46,8 +46,16 @@ _declare("mc_expression_flags", ctypes.c_int, _vp, ctypes.POINTER(ctypes.c_uint)
 FEATURE_CONSTANT, ZOOM_CONSTANT, STATE_CONSTANT = 1, 2, 4
 
 
+def _expression_default(value):
+    """Expression objects nested in JSON data stand for their JSON form."""
+    if isinstance(value, Expression):
+        return value.to_json()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
 def _json_bytes(value):
-    return json.dumps(value, allow_nan=False, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    return json.dumps(value, allow_nan=False, ensure_ascii=False,
+                      default=_expression_default).encode("utf-8", "surrogatepass")
 
 
 def _context(zoom=None, heatmap_density=None, line_progress=None, elevation=None, feature_state=None,
@@ -94,8 +102,9 @@ class Expression(Handle):
     `property_spec` (a dict) is the style property the expression is compiled for: its "type"
     decides coercion (e.g. "color"), its "property-type"/"expression" which inputs are allowed."""
 
-    __slots__ = ()
+    __slots__ = ("_source",)
     _free = staticmethod(lib.mc_expression_free)
+    _kind = 2  # MC_FORMAT_EXPRESSION
 
     def __init__(self, expr, property_spec=None):
         data = _json_bytes(expr)
@@ -103,6 +112,16 @@ class Expression(Handle):
         handle = ctypes.c_void_p()
         check(lib.mc_expression_compile(data, len(data), spec, len(spec) if spec else 0, ctypes.byref(handle)))
         self._handle = handle
+        self._source = json.loads(data)
+
+    @classmethod
+    def from_format(cls, format, *args, property_spec=None):
+        """Compiles an NSExpression format string of the iOS SDKs, e.g.
+        `Expression.from_format("MGL_MATCH(x, 0, 'zero', 'default')")`. `args` fill the `%@` and
+        `%K` placeholders: JSON-able values (dicts are stops or GeoJSON shapes) or Expression
+        objects."""
+        from .format import compile_format
+        return compile_format(cls, format, args, property_spec)
 
 
     def evaluate(self, feature=None, zoom=None, **context):
@@ -165,8 +184,21 @@ class Expression(Handle):
         return bool(self._flags() & ZOOM_CONSTANT)
 
     def to_json(self):
-        """The compiled expression as JSON data (constants folded, legacy forms converted)."""
+        """The expression as JSON data: for format strings, the SDK's conversion; otherwise the
+        compiled form (constants folded, legacy forms converted)."""
+        if isinstance(self._source, tuple):
+            from .format import format_to_json
+            return format_to_json(self._source[0], *self._source[1], kind=self._kind)
         return json.loads(take_text(lambda buf: lib.mc_expression_serialize(self._handle, buf)))
+
+    def to_format(self):
+        """The expression as an NSExpression/NSPredicate format string: a str whose `.args` holds
+        the values of its `%@`/`%K` placeholders (often none)."""
+        from .format import Format, format_from_json
+        if isinstance(self._source, tuple):
+            return Format(self._source[0], self._source[1])
+        source = self._source if not isinstance(self._source, dict) else self.to_json()  # legacy functions
+        return format_from_json(source, kind=self._kind)
 
 
 class Filter(Expression):
@@ -174,12 +206,14 @@ class Filter(Expression):
     ["in", "$type", "Point"], ["has", "name"], ["all", ...])."""
 
     __slots__ = ()
+    _kind = 1  # MC_FORMAT_PREDICATE
 
     def __init__(self, expr):
         data = _json_bytes(expr)
         handle = ctypes.c_void_p()
         check(lib.mc_filter_compile(data, len(data), ctypes.byref(handle)))
         self._handle = handle
+        self._source = json.loads(data)
 
     def matches(self, feature, zoom=None, **context):
         """Whether one feature passes. Raises EvaluationError on run-time errors."""
