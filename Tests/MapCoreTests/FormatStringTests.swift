@@ -138,6 +138,7 @@ private let repoRoot = "/" + #filePath.split(separator: "/").dropLast(3).joined(
         #expect(try value("CAST(mag, 'NSString')", on: try feature(#"{"mag":4.5}"#)) == .string("4.5"))
         #expect(try value("sum({1, 2, 2, 3, 4, 7, 9})") == .double(28))
         #expect(try value("average({1, 2, 3, 6})") == .double(3))
+        #expect(try value("average(1, 2, 3, 6)") == .double(3))
         #expect(try value("max({1, 9, 3})") == .double(9))
         #expect(try value("2 ** 2") == .double(4))
         #expect(try value("2 ** 3 ** 2") == .double(64))
@@ -161,6 +162,11 @@ private let repoRoot = "/" + #filePath.split(separator: "/").dropLast(3).joined(
         #expect(try value("MGL_FUNCTION('typeof', mystery)", on: try feature(#"{"mystery":[1]}"#)) == .string("array<number, 1>"))
         #expect(try value("FUNCTION($ios + $macos, 'mgl_expressionWithContext:', %@)", #"[{"ios": 1, "macos": 2}]"#) == .double(3))
         #expect(try value("mgl_round(1.5) + mgl_log2(1024)") == .double(12))
+        let attributed = "mgl_attributed:({name, %@, ' (', %@, ')'})"
+        #expect(try formatJSON(attributed, #"[{"font-scale": 1.2}, {"text-color": "red"}]"#, kind: .expression)
+            == JSON.parse(#"["format", ["get", "name"], {"font-scale": 1.2}, " (", {"text-color": "red"}, ")"]"#))
+        #expect(try value(attributed, #"[{"font-scale": 1.2}, {}]"#, on: try feature(#"{"name":"Izzy"}"#))
+            .objectValue?["sections"]?.arrayValue?.count == 3)
         #expect(try value("$featureIdentifier", on: Feature(geometry: nil, id: .int(7))) == .double(7))
     }
 
@@ -225,6 +231,7 @@ private let repoRoot = "/" + #filePath.split(separator: "/").dropLast(3).joined(
         }
         #expect(formatError("CAST(noindex('x'), 'NSArray')", kind: .expression)?.code == .unsupported)
         #expect(formatError("CAST(x, 'NSDate')", kind: .expression)?.message.contains("NSDate") == true)
+        #expect(formatError("castObject:toType:(x, 'NSDate')", kind: .expression)?.code == .unsupported)
     }
 
     @Test func malformedInputReportsPosition() throws {

@@ -146,7 +146,9 @@ enum FormatToJSON {
         case "valueForKey:", "valueForKeyPath:":
             return op("get", [try expression(args[0]), try target()])
         case "average:":
-            return op("/", [op("+", try elements(args)), try function("count:", nil, args)])
+            // average({a, b}) divides by the aggregate's length, average(a, b) by the argument count.
+            if args.count == 1 { return op("/", [op("+", try elements(args)), try function("count:", nil, args)]) }
+            return op("/", [op("+", try elements(args)), .int(Int64(args.count))])
         case "sum:": return op("+", try elements(args))
         case "min:": return op("min", try elements(args))
         case "max:": return op("max", try elements(args))
@@ -215,13 +217,15 @@ enum FormatToJSON {
             case "NSString": return op("to-string", [object])
             case "NSNumber": return op("to-number", [object])
             case "UIColor", "NSColor", "MLNColor", "MGLColor": return op("to-color", [object])
-            default:
+            case "NSArray":
                 var inner = args[0]
                 if case .function(_, _, let innerArgs) = inner, let first = innerArgs.first { inner = first }
                 if case .constant = inner {
                     throw error("Casting a constant to NSArray is not supported", .unsupported)
                 }
                 return op("to-rgba", [object])
+            default:
+                throw error("Casting to \(type) is not supported (NSNumber, NSString, UIColor, NSColor, NSArray are)", .unsupported)
             }
         case "mgl_attributed:":
             var items = args
