@@ -31,8 +31,9 @@
  *
  * Errors of every function here: MC_E_PARSE for syntax errors and text that is not UTF-8 (the
  * error record's offset/line/column point into the format string; the message ends with
- * "(at offset N)"), MC_E_UNSUPPORTED as above, MC_E_LIMIT for nesting deeper than 32 levels,
- * MC_E_INVALID_ARGUMENT when the number of arguments differs from the number of placeholders or
+ * "(at offset N)"), MC_E_UNSUPPORTED as above, MC_E_LIMIT for nesting deeper than 32 levels
+ * (parentheses, calls, aggregates, prefix operators, and chained arithmetic: a + b + c nests
+ * twice), MC_E_INVALID_ARGUMENT when the number of arguments differs from the number of placeholders or
  * args_json is not a JSON array, MC_E_EXPRESSION when the result does not convert or compile.
  * All functions are thread-safe.
  */

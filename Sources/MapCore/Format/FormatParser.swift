@@ -78,7 +78,8 @@ enum FormatFunctions {
 
 /// Reads a format string into the format tree. `%@` and `%K` take their values from `arguments`.
 struct FormatParser {
-    /// Parentheses, calls, aggregates and prefix operators nested deeper than this are refused:
+    /// Parentheses, calls, aggregates, prefix operators and chained arithmetic operators nested
+    /// deeper than this are refused:
     /// far beyond real styles, and within what a 128 KB thread stack can parse and convert.
     static let maxDepth = 32
 
@@ -207,7 +208,7 @@ struct FormatParser {
     /// Binding strength of the operators. One loop handles every binary level (precedence
     /// climbing), so a nested parenthesis costs four stack frames, not one per level.
     private enum Level: Int {
-        case or = 1, and, not, comparison, additive, multiplicative, power, unary
+        case or = 1, and, comparison, additive, multiplicative, power, unary
     }
 
     private func binaryOperator() -> (Level, String)? {
@@ -235,12 +236,20 @@ struct FormatParser {
     private mutating func parseBinary(_ minimum: Level) throws(MapCoreError) -> Node {
         let start = current.offset
         var left = try parsePrefix(minimum)
+        // Each arithmetic operator in a chain nests the tree one level deeper (a + b + c is
+        // (a + b) + c), so chains count against the nesting limit like parentheses do.
+        var chained = 0
+        defer { depth -= chained }
         while true {
             if minimum.rawValue <= Level.comparison.rawValue, case .expression = left, try peekComparison() {
                 left = try parseComparison(left: left, leftStart: start, modifier: .direct, word: "")
                 continue
             }
             guard let (level, name) = binaryOperator(), level.rawValue >= minimum.rawValue else { return left }
+            if level != .or && level != .and {
+                try nest(current.offset)
+                chained += 1
+            }
             index += 1
             let at = current.offset
             let right = try parseBinary(Level(rawValue: level.rawValue + 1) ?? .unary)
