@@ -388,8 +388,12 @@ struct FormatParser {
     private mutating func parsePostfix() throws(MapCoreError) -> Node {
         let start = current.offset
         var node = try parsePrimary()
+        var chained = 0  // a[0][1] and (x).a.b nest the tree like parentheses
+        defer { depth -= chained }
         while isSymbol("[") || isSymbol(".") {
             let base = try expression(node, start)
+            try nest(current.offset)
+            chained += 1
             if isSymbol("[") {
                 let open = current.offset
                 index += 1
