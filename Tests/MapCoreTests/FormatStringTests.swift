@@ -276,6 +276,8 @@ private let repoRoot = "/" + #filePath.split(separator: "/").dropLast(3).joined(
         #expect(formatError(deepMinus, kind: .expression)?.code == .limit)
         #expect(formatError("a" + String(repeating: "[0]", count: 100_000), kind: .expression)?.code == .limit)
         #expect(formatError("(a)" + String(repeating: ".b", count: 100_000), kind: .expression)?.code == .limit)
+        let deepArgument = String(repeating: "[", count: 200) + String(repeating: "]", count: 200)
+        #expect(formatError("x IN %@", "[\(deepArgument)]")?.code == .limit)
         let longSum = String(repeating: "a + ", count: 100_000) + "a"
         #expect(formatError(longSum, kind: .expression)?.code == .limit)
         #expect(try formatJSON(String(repeating: "a + ", count: 20) + "a", kind: .expression).arrayValue?.count == 3)

@@ -457,6 +457,7 @@ struct FormatParser {
         argumentIndex += 1
         index += 1
         do {
+            try FormatFromJSON.checkDepth(value)
             return try FormatArguments.expression(value)
         } catch {
             throw fail("Argument \(argumentIndex): \(error.message)", at: at, code: error.code)
@@ -618,10 +619,7 @@ enum FormatArguments {
             for item in items { out.append(try expression(item)) }
             return .aggregate(out)
         case .object(let o):
-            if o.count == 1, let e = o["$expression"] {
-                try FormatFromJSON.checkDepth(e)
-                return try FormatFromJSON.expression(e)
-            }
+            if o.count == 1, let e = o["$expression"] { return try FormatFromJSON.expression(e) }
             if case .string(let type)? = o["type"], geoJSONTypes.contains(type) { return .shape(value) }
             return .dictionary(o)
         default:
