@@ -492,21 +492,8 @@ struct FormatParser {
             return node
         case .symbol("{"):
             index += 1
-            try nest(t.offset)
-            var items: [FormatExpression] = []
-            if !isSymbol("}") {
-                while true {
-                    switch try parseOr() {
-                    case .expression(let e): items.append(e)
-                    case .predicate(let p): items.append(.predicate(p))
-                    }
-                    if isSymbol(",") { index += 1; continue }
-                    break
-                }
-            }
-            try expect("}", "to close the aggregate opened at offset \(t.offset)")
-            depth -= 1
-            return .expression(.aggregate(items))
+            return .expression(.aggregate(try parseList(closing: "}", "to close the aggregate opened at offset \(t.offset)",
+                                                        opened: t.offset)))
         case .identifier(let name):
             if tokens[min(index + 1, tokens.count - 1)].token == .symbol("(") { return try parseCall(name, at: t.offset) }
             index += 1
@@ -535,21 +522,29 @@ struct FormatParser {
 
     private mutating func parseCall(_ name: String, at offset: Int) throws(MapCoreError) -> Node {
         index += 2  // name and "("
-        try nest(offset)
-        var args: [FormatExpression] = []
-        if !isSymbol(")") {
+        let args = try parseList(closing: ")", "to close the arguments of \(name)", opened: offset)
+        return try call(name, args, at: offset)
+    }
+
+    /// Comma-separated items up to `closing` (aggregates and call arguments); predicates are
+    /// allowed as items (MGL_IF conditions, TERNARY).
+    private mutating func parseList(closing: String, _ context: @autoclosure () -> String,
+                                    opened: Int) throws(MapCoreError) -> [FormatExpression] {
+        try nest(opened)
+        var items: [FormatExpression] = []
+        if !isSymbol(closing) {
             while true {
                 switch try parseOr() {
-                case .expression(let e): args.append(e)
-                case .predicate(let p): args.append(.predicate(p))
+                case .expression(let e): items.append(e)
+                case .predicate(let p): items.append(.predicate(p))
                 }
                 if isSymbol(",") { index += 1; continue }
                 break
             }
         }
-        try expect(")", "to close the arguments of \(name)")
+        try expect(closing, context())
         depth -= 1
-        return try call(name, args, at: offset)
+        return items
     }
 
     /// The node for a call whose arguments are read; kept out of the recursive frame.
