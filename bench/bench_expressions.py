@@ -23,13 +23,15 @@ rng = random.Random(42)
 KINDS = ["earthquake", "explosion", "quarry blast", "ice quake"]
 
 
-def best(fn, repeat=3):
+def timed(fn, repeat=3):
+    """(first run, best run): MapCore's first batch over a collection also builds the property
+    columns it reads, which later batches reuse."""
     times = []
     for _ in range(repeat):
         t = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t)
-    return min(times)
+    return times[0], min(times)
 
 
 def build_baseline():
@@ -80,12 +82,12 @@ def main():
         ("(d) step population", mc(["step", ["get", "population"], 1, 100000, 2, 1000000, 3]),
          lib.mc_expression_evaluate_numbers, out_d, lambda: c.population_step(c_pop, ctypes.c_size_t(N), out_d)),
     ]
-    print(f"\n{'expression':34} {'MapCore':>10} {'C -O2':>10} {'ratio':>7}")
+    print(f"\n{'expression':34} {'MapCore 1st':>12} {'MapCore':>10} {'C -O2':>10} {'ratio':>7}")
     for name, expr, fn, out, baseline in cases:
-        t_mc = best(lambda: fn(expr._handle, features.handle, None, out, errors, N, ctypes.byref(count)))
+        first, t_mc = timed(lambda: fn(expr._handle, features.handle, None, out, errors, N, ctypes.byref(count)))
         assert sum(errors) == 0
-        t_c = best(baseline)
-        print(f"{name:34} {t_mc * 1e3:8.1f}ms {t_c * 1e3:8.1f}ms {t_mc / t_c:6.1f}x", flush=True)
+        _, t_c = timed(baseline)
+        print(f"{name:34} {first * 1e3:10.1f}ms {t_mc * 1e3:8.1f}ms {t_c * 1e3:8.1f}ms {t_mc / t_c:6.1f}x", flush=True)
 
     # (e) within a 1,000-vertex polygon
     ring = [(15 * math.cos(2 * math.pi * k / 1000) * (1 + 0.2 * math.sin(7 * 2 * math.pi * k / 1000)),
@@ -93,15 +95,15 @@ def main():
     ring.append(ring[0])
     polygon = {"type": "Polygon", "coordinates": [[list(p) for p in ring]]}
     within = mapcore.Filter(["within", polygon])
-    t_mc = best(lambda: lib.mc_expression_evaluate_booleans(within._handle, features.handle, None, out_b, errors, N,
-                                                            ctypes.byref(count)), repeat=1)
+    first, t_mc = timed(lambda: lib.mc_expression_evaluate_booleans(within._handle, features.handle, None, out_b, errors, N,
+                                                                    ctypes.byref(count)))
     ours = np.frombuffer(out_b, dtype=np.uint8).astype(bool).copy()
     shape = shapely.Polygon(ring)
     shapely.prepare(shape)
-    t_sh = best(lambda: shapely.contains_xy(shape, lon, lat), repeat=1)
+    _, t_sh = timed(lambda: shapely.contains_xy(shape, lon, lat))
     theirs = shapely.contains_xy(shape, lon, lat)
     same = int((ours == theirs).sum())
-    print(f"{'(e) within 1,000-vertex polygon':34} {t_mc * 1e3:8.1f}ms {'shapely':>10} {t_sh * 1e3:.1f}ms "
+    print(f"{'(e) within 1,000-vertex polygon':34} {first * 1e3:10.1f}ms {t_mc * 1e3:8.1f}ms {'shapely':>10} {t_sh * 1e3:.1f}ms "
           f"({t_sh / t_mc:.1f}x faster); identical answers: {same:,}/{N:,}")
 
 

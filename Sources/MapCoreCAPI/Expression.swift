@@ -140,30 +140,24 @@ public func mc_expression_matches(_ handle: OpaquePointer?, _ feature: UnsafePoi
     }
 }
 
-/// Runs `body` for every feature of a GeoJSON handle after checking the caller's capacity.
+/// Evaluates over every feature of a GeoJSON handle after checking the caller's capacity.
 private func batch(_ handle: OpaquePointer?, _ features: OpaquePointer?, _ context: UnsafePointer<mc_eval_context>?,
-                   _ capacity: Int, _ outCount: UnsafeMutablePointer<Int>?, hasOutput: Bool,
-                   _ body: (Int, Result<ExpressionValue, EvaluationError>) -> Void) throws(MapCoreError) {
+                   _ capacity: Int, _ outCount: UnsafeMutablePointer<Int>?, _ errors: UnsafeMutablePointer<UInt8>?,
+                   _ output: BatchOutput?) throws(MapCoreError) {
     let e = try expressionHandle(handle)
-    let source = try geojsonHandle(features)
+    let table = try geojsonHandle(features).table
     let outCount = try required(outCount, "out_count")
     guard capacity >= 0 else { throw MapCoreError(.invalidArgument, "capacity is too large.") }
-    var ctx = try evaluationContext(context)
-    let list: [Feature]
-    switch source.value {
-    case .featureCollection(let c): list = c.features
-    case .feature(let f): list = [f]
-    case .geometry(let g): list = [Feature(geometry: g)]
+    let ctx = try evaluationContext(context)
+    outCount.pointee = table.count
+    guard capacity >= table.count else {
+        throw MapCoreError(.bufferTooSmall, "The arrays hold \(capacity) features; \(table.count) are needed.")
     }
-    outCount.pointee = list.count
-    guard capacity >= list.count else {
-        throw MapCoreError(.bufferTooSmall, "The arrays hold \(capacity) features; \(list.count) are needed.")
+    guard let output else {
+        guard table.count == 0 else { throw MapCoreError(.invalidArgument, "out must not be NULL.") }
+        return
     }
-    guard hasOutput || list.isEmpty else { throw MapCoreError(.invalidArgument, "out must not be NULL.") }
-    for (i, f) in list.enumerated() {
-        ctx.setFeature(f)
-        do { body(i, .success(try e.evaluate(ctx))) } catch { body(i, .failure(error)) }
-    }
+    e.evaluate(over: table, context: ctx, into: output, errors: errors)
 }
 
 @_cdecl("mc_expression_evaluate_numbers")
@@ -171,15 +165,7 @@ public func mc_expression_evaluate_numbers(_ handle: OpaquePointer?, _ features:
                                            _ out: UnsafeMutablePointer<Double>?, _ errors: UnsafeMutablePointer<UInt8>?,
                                            _ capacity: Int, _ outCount: UnsafeMutablePointer<Int>?) -> Int32 {
     boundary { () throws(MapCoreError) in
-        try batch(handle, features, context, capacity, outCount, hasOutput: out != nil) { i, result in
-            if case .success(.number(let d)) = result {
-                out?[i] = d
-                errors?[i] = 0
-            } else {
-                out?[i] = .nan
-                errors?[i] = 1
-            }
-        }
+        try batch(handle, features, context, capacity, outCount, errors, out.map(BatchOutput.numbers))
     }
 }
 
@@ -189,22 +175,7 @@ public func mc_expression_evaluate_colors(_ handle: OpaquePointer?, _ features: 
                                           _ capacity: Int, _ outCount: UnsafeMutablePointer<Int>?) -> Int32 {
     boundary { () throws(MapCoreError) in
         guard capacity <= Int.max / 4 else { throw MapCoreError(.invalidArgument, "capacity is too large.") }
-        try batch(handle, features, context, capacity, outCount, hasOutput: out != nil) { i, result in
-            var color: Color?
-            switch result {
-            case .success(.color(let c)): color = c
-            case .success(.string(let s)): color = Color.parse(s)
-            default: break
-            }
-            let base = out.map { $0 + 4 * i }
-            if let c = color {
-                base?[0] = Float(c.r); base?[1] = Float(c.g); base?[2] = Float(c.b); base?[3] = Float(c.a)
-                errors?[i] = 0
-            } else {
-                for k in 0..<4 { base?[k] = .nan }
-                errors?[i] = 1
-            }
-        }
+        try batch(handle, features, context, capacity, outCount, errors, out.map(BatchOutput.colors))
     }
 }
 
@@ -213,15 +184,7 @@ public func mc_expression_evaluate_booleans(_ handle: OpaquePointer?, _ features
                                             _ out: UnsafeMutablePointer<UInt8>?, _ errors: UnsafeMutablePointer<UInt8>?,
                                             _ capacity: Int, _ outCount: UnsafeMutablePointer<Int>?) -> Int32 {
     boundary { () throws(MapCoreError) in
-        try batch(handle, features, context, capacity, outCount, hasOutput: out != nil) { i, result in
-            if case .success(.boolean(let b)) = result {
-                out?[i] = b ? 1 : 0
-                errors?[i] = 0
-            } else {
-                out?[i] = 0
-                errors?[i] = 1
-            }
-        }
+        try batch(handle, features, context, capacity, outCount, errors, out.map(BatchOutput.booleans))
     }
 }
 

@@ -5,7 +5,12 @@ import MapCore
 /// What a `mc_geojson *` points to: one immutable parsed value.
 final class GeoJSONHandle {
     let value: GeoJSON
-    init(_ value: GeoJSON) { self.value = value }
+    /// The features for batch evaluation, with the property columns built so far.
+    let table: FeatureTable
+    init(_ value: GeoJSON) {
+        self.value = value
+        table = FeatureTable(value)
+    }
 }
 
 func geojsonHandle(_ handle: OpaquePointer?) throws(MapCoreError) -> GeoJSONHandle {

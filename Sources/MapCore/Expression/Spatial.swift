@@ -76,6 +76,8 @@ final class WithinNode: ExprNode, @unchecked Sendable {
     let geojson: JSONValue
     /// All polygons of the argument as one MultiPolygon (lon/lat).
     let shape: Geometry
+    /// Points and MultiPoints are located without GEOS (same answers, no geometry per point).
+    let locator: PointInPolygonIndex?
     private let lonLatPool: PreparedShapePool
     /// Per zoom: the prepared shape in world coordinates and its x extent (for antimeridian shifts).
     private var tileShapes: [Int: (pool: PreparedShapePool, minX: Double, maxX: Double)] = [:]
@@ -84,6 +86,7 @@ final class WithinNode: ExprNode, @unchecked Sendable {
     init(geojson: JSONValue, shape: Geometry) {
         self.geojson = geojson
         self.shape = shape
+        locator = PointInPolygonIndex(shape)
         lonLatPool = PreparedShapePool { (s) throws(MapCoreError) in try s.make(shape) { ($0, $1) } }
         pthread_mutex_init(&poolLock, nil)
         super.init(type: .boolean)
@@ -162,18 +165,28 @@ final class WithinNode: ExprNode, @unchecked Sendable {
                     return try e.session.predicate(GEOSPreparedContainsProperly_r(e.session.handle, e.prepared, p), "containsProperly")
                 })
             }
+            if let locator, g.type == .point || g.type == .multiPoint {
+                var inside = true
+                g.forEachPosition { x, y in inside = inside && locator.locate(x, y) == .interior }
+                return .boolean(inside)
+            }
             return .boolean(try lonLatPool.withEntry { (e) throws(MapCoreError) -> Bool in
-                if g.type == .point, g.xy.count >= 2 {
-                    guard let p = GEOSGeom_createPointFromXY_r(e.session.handle, g.xy[0], g.xy[1]) else { throw e.session.failure("point") }
-                    defer { GEOSGeom_destroy_r(e.session.handle, p) }
-                    return try e.session.predicate(GEOSPreparedContainsProperly_r(e.session.handle, e.prepared, p), "containsProperly")
-                }
                 let geom = try e.session.make(g) { ($0, $1) }
                 guard let p = geom.pointer else { return false }
                 return try e.session.predicate(GEOSPreparedContainsProperly_r(e.session.handle, e.prepared, p), "containsProperly")
             })
         } catch {
             throw EvaluationError(error.message)
+        }
+    }
+
+    /// GEOS's own answer for a point (prepared `containsProperly`): what `locator` reproduces,
+    /// kept as the reference the tests compare it with.
+    func geosContainsProperly(_ x: Double, _ y: Double) throws(MapCoreError) -> Bool {
+        try lonLatPool.withEntry { (e) throws(MapCoreError) -> Bool in
+            guard let p = GEOSGeom_createPointFromXY_r(e.session.handle, x, y) else { throw e.session.failure("point") }
+            defer { GEOSGeom_destroy_r(e.session.handle, p) }
+            return try e.session.predicate(GEOSPreparedContainsProperly_r(e.session.handle, e.prepared, p), "containsProperly")
         }
     }
 

@@ -78,8 +78,11 @@ public struct JSONObject: Equatable, Sendable, Sequence {
 
     public subscript(key: String) -> JSONValue? {
         get {
-            for m in members where m.key == key { return m.value }
-            return nil
+            // Compared in place: iterating `members` would copy (retain) every key and value.
+            members.withUnsafeBufferPointer { list in
+                for i in list.indices where list[i].key == key { return list[i].value }
+                return nil
+            }
         }
         set {
             if let i = members.firstIndex(where: { $0.key == key }) {

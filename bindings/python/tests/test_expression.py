@@ -9,6 +9,15 @@ QUAKE = {"type": "Feature", "id": 3, "geometry": {"type": "Point", "coordinates"
          "properties": {"mag": 5.5, "kind": "earthquake", "population": 250000}}
 
 
+def run_threads(work, count):
+    """Runs work(0) … work(count - 1) on real threads at once (ctypes releases the GIL)."""
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
 def feature(**props):
     return {"type": "Feature", "geometry": None, "properties": props}
 
@@ -101,9 +110,56 @@ def test_one_expression_many_threads():
             if e.evaluate(f) != (2 * i if inside else -1):
                 failures.append((t, i))
 
-    threads = [threading.Thread(target=work, args=(t,)) for t in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_threads(work, 6)
+    assert failures == []
+
+
+def _star_ring(n=400):
+    import math
+    ring = [(8 * math.cos(2 * math.pi * k / n) * (1 + 0.25 * math.sin(5 * 2 * math.pi * k / n)),
+             8 * math.sin(2 * math.pi * k / n) * (1 + 0.25 * math.sin(5 * 2 * math.pi * k / n))) for k in range(n)]
+    return ring + [ring[0]]
+
+
+def test_batch_within_matches_shapely_contains_properly():
+    """Points in batches go through MapCore's own locator; shapely (GEOS) decides the same,
+    boundary points (vertices, edge points) included."""
+    shapely = pytest.importorskip("shapely")
+    import random
+    rng = random.Random(5)
+    outer = _star_ring()
+    hole = [(-1, -1), (-1, 1), (1, 1), (1, -1), (-1, -1)]
+    points = [(rng.uniform(-11, 11), rng.uniform(-11, 11)) for _ in range(20000)]
+    points += outer + hole + [(x + 0.5, y) for x, y in hole] + [(0, 1), (0, -1), (1, 0)]
+    polygon = {"type": "Polygon", "coordinates": [[list(p) for p in outer], [list(p) for p in hole]]}
+    features = mapcore.GeoJSON({"type": "FeatureCollection", "features": [
+        {"type": "Feature", "properties": {}, "geometry": {"type": "Point", "coordinates": list(p)}} for p in points]})
+    ours = mapcore.Filter(["within", polygon]).evaluate_many(features, kind="boolean")
+    shape = shapely.Polygon(outer, [hole])
+    theirs = [shape.contains_properly(shapely.Point(p)) for p in points]
+    assert sum(ours) > 1000
+    assert [i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b] == []
+
+
+def test_batches_share_one_collection_from_many_threads():
+    """The first batches over a collection build its property columns while other threads read."""
+    features = mapcore.GeoJSON({"type": "FeatureCollection", "features": [
+        {"type": "Feature", "geometry": {"type": "Point", "coordinates": [i % 20 - 10, i % 7]},
+         "properties": {"mag": i % 11, "kind": ["a", "b", "c"][i % 3]}} for i in range(20000)]})
+    exprs = [
+        (mapcore.Expression(["step", ["get", "mag"], 0, 5, 1]), lambda i: 1.0 if i % 11 >= 5 else 0.0),
+        (mapcore.Expression(["match", ["get", "kind"], "b", 2, 3]), lambda i: 2.0 if i % 3 == 1 else 3.0),
+        (mapcore.Filter(["all", ["==", ["get", "kind"], "a"], ["<", ["get", "mag"], 4]]),
+         lambda i: i % 3 == 0 and i % 11 < 4),
+    ]
+    failures = []
+
+    def work(t):
+        for round_ in range(5):
+            e, want = exprs[(t + round_) % len(exprs)]
+            got = e.evaluate_many(features)
+            if got != [want(i) for i in range(len(got))]:
+                failures.append((t, round_))
+
+    run_threads(work, 6)
     assert failures == []
