@@ -5,7 +5,9 @@ public enum GeometryType: Int32, CaseIterable, Sendable {
     case point = 1, multiPoint, lineString, multiLineString, polygon, multiPolygon, geometryCollection
 
     /// The name used in GeoJSON's "type" member.
-    public var name: String {
+    public var name: String { staticName.description }
+
+    var staticName: StaticString {
         switch self {
         case .point: return "Point"
         case .multiPoint: return "MultiPoint"

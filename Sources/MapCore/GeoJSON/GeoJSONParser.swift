@@ -71,7 +71,8 @@ struct GeoJSONReader {
     mutating func readRoot() throws(PositionedError) -> GeoJSON {
         r.skipWhitespace()
         guard r.current == 0x7B else { throw wrongShape("a GeoJSON object") }
-        let (type, typeOffset) = try lookAheadType()
+        let (typeKey, typeOffset) = try lookAheadType()
+        let type = try r.keyString(typeKey)
         switch type {
         case "FeatureCollection": return .featureCollection(try readFeatureCollection())
         case "Feature": return .feature(try readFeature())
@@ -84,7 +85,9 @@ struct GeoJSONReader {
     }
 
     /// Finds the "type" member of the object starting at the current position without moving.
-    private mutating func lookAheadType() throws(PositionedError) -> (String, Int) {
+    /// Returns the raw range of its string value (compared with `keyEquals`, decoded only when
+    /// needed: a million features should not make three million Strings) and its offset.
+    private mutating func lookAheadType() throws(PositionedError) -> ((start: Int, count: Int, escaped: Bool), Int) {
         let objectStart = r.pos
         defer { r.pos = objectStart }
         r.pos += 1
@@ -97,7 +100,7 @@ struct GeoJSONReader {
                 if r.keyEquals(key, "type") {
                     let offset = r.pos
                     guard r.current == 0x22 else { throw invalid("The \"type\" member must be a string.") }
-                    return (try r.readString(), offset)
+                    return (try r.readKeyRange(), offset)
                 }
                 try r.skipValue()
             } while try r.nextInContainer(close: 0x7D)
@@ -111,7 +114,7 @@ struct GeoJSONReader {
         let start = r.pos
         try forEachMember { (me, key) throws(PositionedError) in
             if me.r.keyEquals(key, "type") {
-                _ = try me.r.readString()
+                try me.r.skipStringValue()
             } else if me.r.keyEquals(key, "features") {
                 collection.features = try me.readFeatureArray()
                 sawFeatures = true
@@ -131,8 +134,8 @@ struct GeoJSONReader {
             me.r.skipWhitespace()
             guard me.r.current == 0x7B else { throw me.wrongShape("a Feature object") }
             let (type, offset) = try me.lookAheadType()
-            guard type == "Feature" else {
-                throw me.invalid("Expected a Feature in \"features\", found type \"\(type)\".", at: offset)
+            guard me.r.keyEquals(type, "Feature") else {
+                throw me.invalid("Expected a Feature in \"features\", found type \"\(try me.r.keyString(type))\".", at: offset)
             }
             features.append(try me.readFeature())
         }
@@ -149,7 +152,7 @@ struct GeoJSONReader {
         try forEachMember { (me, key) throws(PositionedError) in
             me.r.skipWhitespace()
             if me.r.keyEquals(key, "type") {
-                _ = try me.r.readString()
+                try me.r.skipStringValue()
             } else if me.r.keyEquals(key, "geometry") {
                 geometry = try me.readNullableGeometry()
             } else if me.r.keyEquals(key, "properties") {
@@ -193,8 +196,9 @@ struct GeoJSONReader {
     private mutating func readGeometryObject() throws(PositionedError) -> Geometry {
         r.skipWhitespace()
         guard r.current == 0x7B else { throw wrongShape("a geometry object") }
-        let (type, offset) = try lookAheadType()
-        guard let kind = GeometryType(name: type) else {
+        let (typeKey, offset) = try lookAheadType()
+        guard let kind = GeometryType.allCases.first(where: { r.keyEquals(typeKey, $0.staticName) }) else {
+            let type = try r.keyString(typeKey)
             if type == "Feature" || type == "FeatureCollection" {
                 throw invalid("Expected a geometry, found a \(type).", at: offset)
             }
@@ -209,7 +213,7 @@ struct GeoJSONReader {
         let start = r.pos
         try forEachMember { (me, key) throws(PositionedError) in
             if me.r.keyEquals(key, "type") {
-                _ = try me.r.readString()
+                try me.r.skipStringValue()
             } else if kind != .geometryCollection && me.r.keyEquals(key, "coordinates") {
                 g.xy.removeAll(keepingCapacity: true)
                 g.z = nil

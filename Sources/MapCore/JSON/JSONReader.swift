@@ -115,6 +115,13 @@ struct JSONReader {
         throw fail("Unterminated string.", at: start - 1)
     }
 
+    /// Reads past a string whose value is not needed (it is checked, not decoded).
+    mutating func skipStringValue() throws(PositionedError) {
+        skipWhitespace()
+        guard current == 0x22 else { throw unexpected(expecting: "a string") }
+        _ = try readKeyRange()
+    }
+
     /// Reads an object key and compares it to known names without allocating when it has no
     /// escapes. Returns the raw byte range; `keyEquals` compares it.
     mutating func readKeyRange() throws(PositionedError) -> (start: Int, count: Int, escaped: Bool) {
@@ -499,7 +506,7 @@ struct JSONReader {
         mutating func takeObject(from start: Int) -> JSONObject {
             let object = JSONObject(uniqueMembers: Array(members[start...]))
             members.removeSubrange(start...)
-            largeObjectIndex[start] = nil
+            if !largeObjectIndex.isEmpty { largeObjectIndex[start] = nil }
             return object
         }
 
