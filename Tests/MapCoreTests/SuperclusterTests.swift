@@ -35,6 +35,24 @@ private func tileFeatures(_ v: JSONValue) -> [JSONObject] {
 private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.features[i].properties?["name"]?.stringValue }
 
 @Suite struct SuperclusterFacts {
+    /// The computed report rank of every slot equals its position in a whole-tree query, for
+    /// sizes around the bucket boundaries (where the shape of the tree changes).
+    @Test func reportRankIsTheQueryOrder() {
+        var rng = SeededGenerator(seed: 3)
+        for (count, nodeSize) in [(1, 64), (64, 64), (65, 64), (66, 64), (129, 64), (1000, 2), (1000, 3), (5000, 64), (4097, 16)] {
+            var xy = ContiguousArray<Float>()
+            for _ in 0..<count { xy.append(Float.random(in: 0...1, using: &rng)); xy.append(Float.random(in: 0...1, using: &rng)) }
+            let tree = KDBush(refs: ContiguousArray((0..<count).map(Int32.init)), xy: xy, nodeSize: nodeSize)
+            var reported: [Int] = []
+            tree.range(minX: -1, minY: -1, maxX: 2, maxY: 2) { reported.append(Int($0)) }
+            // refs were the input indices; map each reported ref back to its slot.
+            var slotOf = [Int](repeating: 0, count: count)
+            for slot in 0..<count { slotOf[Int(tree.refs[slot])] = slot }
+            let ranks = reported.map { tree.reportRank(slotOf[$0]) }
+            #expect(ranks == Array(0..<count), "count \(count), nodeSize \(nodeSize)")
+        }
+    }
+
     @Test func generatesClustersProperly() throws {  // upstream test 1
         let sc = try index(try places())
         let expected = try fixture("places-z0-0-0.json")

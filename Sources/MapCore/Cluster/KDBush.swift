@@ -100,18 +100,26 @@ struct KDBush {
         }
     }
 
-    /// The position of each tree slot in the order `range` and `within` report items: the
-    /// middle item of a node, then its right half, then its left half; buckets in array order.
-    /// Sorting any subset of slots by it reproduces a query's output order.
-    func reportOrder() -> ContiguousArray<Int32> {
-        var rank = ContiguousArray<Int32>(repeating: 0, count: refs.count)
-        var next: Int32 = 0
-        let all = Double.infinity
-        search(minX: -all, minY: -all, maxX: all, maxY: all, accept: { _, _ in true }) { slot in
-            rank[slot] = next
-            next += 1
+    /// The position of a tree slot in the order `range` and `within` report items: the middle
+    /// item of a node, then its right half, then its left half; buckets in array order. It
+    /// depends on the slot's index alone (the tree's shape is implicit in the array), so it is
+    /// computed by descending, with no table. Sorting any subset of slots by it reproduces a
+    /// query's output order.
+    @inline(__always)
+    func reportRank(_ slot: Int) -> Int {
+        var left = 0, right = refs.count - 1, base = 0
+        while right - left > nodeSize {
+            let m = (left + right) >> 1
+            if slot == m { return base }
+            if slot > m {
+                base += 1
+                left = m + 1
+            } else {
+                base += 1 + (right - m)
+                right = m - 1
+            }
         }
-        return rank
+        return base + (slot - left)
     }
 
     // MARK: queries (explicit stack; the right half is pushed last and so visited first)
@@ -159,13 +167,13 @@ struct KDBush {
 }
 
 /// Radius queries for one clustering pass, answered from a uniform grid instead of the tree but
-/// in the tree's `within` order (sorted by `KDBush.reportOrder`), with the same distance test.
+/// in the tree's `within` order (sorted by `KDBush.reportRank`), with the same distance test.
 /// A kdbush query walks about log(n / nodeSize) nodes plus whole 64-item buckets; a grid cell
 /// no smaller than the radius holds a handful, so each query reads 4 to 9 small cells.
 struct NeighborGrid {
     private let refs: ContiguousArray<Int32>
     private let coords: ContiguousArray<Float>
-    private let rank: ContiguousArray<Int32>
+    private let tree: KDBush
     private let side: Int
     private let cellStart: ContiguousArray<Int32>
     private let slots: ContiguousArray<Int32>
@@ -174,12 +182,13 @@ struct NeighborGrid {
     init(tree: KDBush, radius: Double) {
         refs = tree.refs
         coords = tree.coords
-        rank = tree.reportOrder()
+        self.tree = tree
         r = radius
         let n = tree.count
-        // Cells at least `radius` wide (so neighbours are in adjacent cells), and about 4 per item at most.
+        // Cells at least `radius` wide (so neighbours are in adjacent cells), and about one per
+        // item at most: more cells only add fresh memory to clear, level after level.
         let byRadius = radius > 0 ? (0.99 / radius).rounded(.down) : 1
-        let byCount = (Double(n).squareRoot() * 2).rounded(.up)
+        let byCount = Double(n).squareRoot().rounded(.up)
         side = max(1, Int(min(byRadius, byCount, 16384)))
         var start = ContiguousArray<Int32>(repeating: 0, count: side * side + 1)
         var cellOf = ContiguousArray<Int32>(repeating: 0, count: n)
@@ -206,6 +215,33 @@ struct NeighborGrid {
         return c >= Double(side) ? side - 1 : Int(c)
     }
 
+    /// Calls `body` with every tree slot, its ref and position, cell by cell.
+    func forEachSlot(_ body: (Int, Int32, Double, Double) -> Void) {
+        for k in slots.indices {
+            let s = Int(slots[k])
+            body(s, refs[s], Double(coords[2 * s]), Double(coords[2 * s + 1]))
+        }
+    }
+
+    /// Whether a slot other than `slot` lies within the radius of (qx, qy) (same test as `within`).
+    func hasOther(than slot: Int, near qx: Double, _ qy: Double) -> Bool {
+        let r2 = r * r
+        let x0 = Self.cell(qx - r, side), x1 = Self.cell(qx + r, side)
+        let y0 = Self.cell(qy - r, side), y1 = Self.cell(qy + r, side)
+        for cy in y0...y1 {
+            for cx in x0...x1 {
+                let c = cx + side * cy
+                for k in Int(cellStart[c])..<Int(cellStart[c + 1]) {
+                    let s = Int(slots[k])
+                    guard s != slot else { continue }
+                    let dx = Double(coords[2 * s]) - qx, dy = Double(coords[2 * s + 1]) - qy
+                    if dx * dx + dy * dy <= r2 { return true }
+                }
+            }
+        }
+        return false
+    }
+
     /// Replaces `out` with the refs within the radius of (qx, qy), in kdbush `within` order.
     func within(_ qx: Double, _ qy: Double, into out: inout [Int32], scratch: inout [(rank: Int32, slot: Int32)]) {
         out.removeAll(keepingCapacity: true)
@@ -219,11 +255,14 @@ struct NeighborGrid {
                 for k in Int(cellStart[c])..<Int(cellStart[c + 1]) {
                     let s = Int(slots[k])
                     let dx = Double(coords[2 * s]) - qx, dy = Double(coords[2 * s + 1]) - qy
-                    if dx * dx + dy * dy <= r2 { scratch.append((rank[s], Int32(s))) }
+                    if dx * dx + dy * dy <= r2 { scratch.append((0, Int32(s))) }
                 }
             }
         }
-        if scratch.count > 1 { scratch.sort { $0.rank < $1.rank } }
+        if scratch.count > 1 {
+            for k in scratch.indices { scratch[k].rank = Int32(truncatingIfNeeded: tree.reportRank(Int(scratch[k].slot))) }
+            scratch.sort { $0.rank < $1.rank }
+        }
         for e in scratch { out.append(refs[Int(e.slot)]) }
     }
 }

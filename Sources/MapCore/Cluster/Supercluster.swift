@@ -153,6 +153,9 @@ public final class Supercluster: Sendable {
         var pointSlot: ContiguousArray<Int32>
         var pointParent: ContiguousArray<Int>
         var pointZoom: ContiguousArray<Int8>
+        /// The zoom whose pass found another item within the radius of this one (see `cluster`).
+        var pointNear: ContiguousArray<Int8>
+        var clusterNear = ContiguousArray<Int8>()
         var clusterX = ContiguousArray<Double>(), clusterY = ContiguousArray<Double>()
         var clusterCount = ContiguousArray<Int>(), clusterID = ContiguousArray<Int>()
         var clusterParent = ContiguousArray<Int>(), clusterZoom = ContiguousArray<Int8>()
@@ -174,6 +177,7 @@ public final class Supercluster: Sendable {
             for (slot, ref) in order.enumerated() { pointSlot[Int(ref)] = Int32(slot) }
             pointParent = ContiguousArray(repeating: -1, count: n)
             pointZoom = ContiguousArray(repeating: Self.unhandled, count: n)
+            pointNear = pointZoom
         }
 
         @inline(__always) func position(_ ref: Int32) -> (Double, Double) {
@@ -209,10 +213,26 @@ public final class Supercluster: Sendable {
                 nextXY.append(Float(x))
                 nextXY.append(Float(y))
             }
+            // Which items have any other item within the radius: asked cell by cell, so memory
+            // is read in spatial order, where the pass below visits items in data order (a cache
+            // miss per lookup). At high zooms almost every item is alone and skips its lookup;
+            // the pass only removes items from the level, so "alone" stays true.
+            grid.forEachSlot { slot, ref, fx, fy in
+                // A point sits at its tree coordinates; a cluster's query centre is its exact
+                // (unrounded) position, as in the pass below.
+                let (qx, qy) = ref >= 0 ? (fx, fy) : (clusterX[Int(-1 - ref)], clusterY[Int(-1 - ref)])
+                if grid.hasOther(than: slot, near: qx, qy) {
+                    if ref >= 0 { pointNear[Int(ref)] = z8 } else { clusterNear[Int(-1 - ref)] = z8 }
+                }
+            }
             for (i, ref) in order.enumerated() {
                 if handledZoom(ref) <= z8 { continue }
                 setZoom(ref, z8)
                 let (x, y) = position(ref)
+                if (ref >= 0 ? pointNear[Int(ref)] : clusterNear[Int(-1 - ref)]) != z8 {
+                    keep(ref, x, y)
+                    continue
+                }
                 grid.within(x, y, into: &neighbors, scratch: &scratch)
                 let originCount = count(ref)
                 var total = originCount
@@ -244,6 +264,7 @@ public final class Supercluster: Sendable {
                     clusterID.append(id)
                     clusterParent.append(-1)
                     clusterZoom.append(Self.unhandled)
+                    clusterNear.append(Self.unhandled)
                     clusterOriginX.append(x)
                     clusterOriginY.append(y)
                     if props != nil { clusterProps.append(accumulated ?? JSONObject()) }
