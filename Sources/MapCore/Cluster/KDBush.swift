@@ -223,20 +223,20 @@ struct NeighborGrid {
         }
     }
 
-    /// Whether a slot other than `slot` lies within the radius of (qx, qy) (same test as `within`).
+    /// The cells a radius query around (qx, qy) must read: rows y0...y1, columns x0...x1.
+    @inline(__always)
+    private func cells(around qx: Double, _ qy: Double) -> (x0: Int, x1: Int, y0: Int, y1: Int) {
+        (Self.cell(qx - r, side), Self.cell(qx + r, side), Self.cell(qy - r, side), Self.cell(qy + r, side))
+    }
+
+    /// Whether a slot other than `slot` lies within the radius of (qx, qy) (`within`'s test).
     func hasOther(than slot: Int, near qx: Double, _ qy: Double) -> Bool {
-        let r2 = r * r
-        let x0 = Self.cell(qx - r, side), x1 = Self.cell(qx + r, side)
-        let y0 = Self.cell(qy - r, side), y1 = Self.cell(qy + r, side)
+        let (x0, x1, y0, y1) = cells(around: qx, qy), r2 = r * r
         for cy in y0...y1 {
-            for cx in x0...x1 {
-                let c = cx + side * cy
-                for k in Int(cellStart[c])..<Int(cellStart[c + 1]) {
-                    let s = Int(slots[k])
-                    guard s != slot else { continue }
-                    let dx = Double(coords[2 * s]) - qx, dy = Double(coords[2 * s + 1]) - qy
-                    if dx * dx + dy * dy <= r2 { return true }
-                }
+            for k in Int(cellStart[x0 + side * cy])..<Int(cellStart[x1 + side * cy + 1]) {
+                let s = Int(slots[k])
+                let dx = Double(coords[2 * s]) - qx, dy = Double(coords[2 * s + 1]) - qy
+                if s != slot && dx * dx + dy * dy <= r2 { return true }
             }
         }
         return false
@@ -246,17 +246,13 @@ struct NeighborGrid {
     func within(_ qx: Double, _ qy: Double, into out: inout [Int32], scratch: inout [(rank: Int32, slot: Int32)]) {
         out.removeAll(keepingCapacity: true)
         scratch.removeAll(keepingCapacity: true)
-        let r2 = r * r
-        let x0 = Self.cell(qx - r, side), x1 = Self.cell(qx + r, side)
-        let y0 = Self.cell(qy - r, side), y1 = Self.cell(qy + r, side)
+        let (x0, x1, y0, y1) = cells(around: qx, qy), r2 = r * r
         for cy in y0...y1 {
-            for cx in x0...x1 {
-                let c = cx + side * cy
-                for k in Int(cellStart[c])..<Int(cellStart[c + 1]) {
-                    let s = Int(slots[k])
-                    let dx = Double(coords[2 * s]) - qx, dy = Double(coords[2 * s + 1]) - qy
-                    if dx * dx + dy * dy <= r2 { scratch.append((0, Int32(s))) }
-                }
+            // The cells of one row are adjacent in the cell-sorted slots, so a row is one run.
+            for k in Int(cellStart[x0 + side * cy])..<Int(cellStart[x1 + side * cy + 1]) {
+                let s = Int(slots[k])
+                let dx = Double(coords[2 * s]) - qx, dy = Double(coords[2 * s + 1]) - qy
+                if dx * dx + dy * dy <= r2 { scratch.append((0, Int32(s))) }
             }
         }
         if scratch.count > 1 {
