@@ -105,6 +105,12 @@ private let star: String = {
     return #"{"type":"Polygon","coordinates":[[\#(ring.joined(separator: ","))]]}"#
 }()
 
+private let sawtooth: String = {
+    var ring = (0..<8000).map { k in "[\(k),\(k % 2 == 0 ? 1 : 100)]" }
+    ring += ["[7999,0]", "[0,0]", "[0,1]"]
+    return #"{"type":"Polygon","coordinates":[[\#(ring.joined(separator: ","))]]}"#
+}()
+
 /// A square with a square hole, both with vertices on the sixteenth grid the test points use.
 private let squareWithHole = #"{"type":"Polygon","coordinates":[[[-8,-8],[8,-8],[8,8],[-8,8],[-8,-8]],[[-2,-2],[-2,2],[2,2],[2,-2],[-2,-2]]]}"#
 
@@ -183,6 +189,8 @@ private let squareWithHole = #"{"type":"Polygon","coordinates":[[[-8,-8],[8,-8],
             star, squareWithHole,
             // Two overlapping squares: GEOS counts crossings over both (even-odd).
             #"{"type":"MultiPolygon","coordinates":[[[[0,0],[4,0],[4,4],[0,4],[0,0]]],[[[2,2],[6,2],[6,6],[2,6],[2,2]]]]}"#,
+            // A saw of 4,000 teeth: every edge spans the full height, so banding must thin out.
+            sawtooth,
             // Collinear vertices, horizontal edges, a spike.
             #"{"type":"Polygon","coordinates":[[[0,0],[1,0],[2,0],[2,1],[3,1],[3,3],[1.5,3],[1.5,5],[1.5,3],[0,3],[0,0]]]}"#,
         ]

@@ -49,16 +49,28 @@ public struct PointInPolygonIndex: Sendable {
             }
             start = end
         }
-        guard !edges.isEmpty, edges.count / 4 < Int(Int32.max) else { return nil }
+        guard !edges.isEmpty, edges.count / 4 <= 1 << 26 else { return nil }
         var minX = Double.infinity, maxX = -Double.infinity, minY = Double.infinity, maxY = -Double.infinity
         for k in stride(from: 0, to: edges.count, by: 2) {
             minX = Swift.min(minX, edges[k]); maxX = Swift.max(maxX, edges[k])
             minY = Swift.min(minY, edges[k + 1]); maxY = Swift.max(maxY, edges[k + 1])
         }
         let edgeCount = edges.count / 4
-        let bands = maxY > minY ? Swift.max(1, Swift.min(edgeCount, 1 << 16)) : 1
-        let height = maxY > minY ? (maxY - minY) / Double(bands) : 1
+        // One band per edge (at most 65,536), fewer when tall edges would be filed many times
+        // over: the index stays within about 32 entries per edge.
+        var bands = maxY > minY ? Swift.max(1, Swift.min(edgeCount, 1 << 16)) : 1
+        var height = 1.0
         func band(_ y: Double) -> Int { bucket((y - minY) / height, bands) }
+        while true {
+            height = maxY > minY ? (maxY - minY) / Double(bands) : 1
+            var entries = 0
+            for e in 0..<edgeCount {
+                let y1 = edges[4 * e + 1], y2 = edges[4 * e + 3]
+                entries += band(Swift.max(y1, y2)) - band(Swift.min(y1, y2)) + 1
+            }
+            if bands == 1 || entries <= 32 * edgeCount + (1 << 16) { break }
+            bands = Swift.max(1, bands / 4)
+        }
         var counts = [Int32](repeating: 0, count: bands + 1)
         for e in 0..<edgeCount {
             let y1 = edges[4 * e + 1], y2 = edges[4 * e + 3]
@@ -86,7 +98,15 @@ public struct PointInPolygonIndex: Sendable {
         cellsPerY = maxY > minY ? Double(side) / (maxY - minY) : 0
         cells = []
         var grid = [UInt8](repeating: 1, count: side * side)
+        // Marking costs the cells of every edge's bounding box; long diagonal edges could make
+        // that quadratic, and then the grid is left out (every point counts crossings).
+        var marks = 0
         for e in 0..<edgeCount {
+            let x1 = edges[4 * e], y1 = edges[4 * e + 1], x2 = edges[4 * e + 2], y2 = edges[4 * e + 3]
+            marks += (cellX(Swift.max(x1, x2)) - cellX(Swift.min(x1, x2)) + 1) * (cellY(Swift.max(y1, y2)) - cellY(Swift.min(y1, y2)) + 1)
+        }
+        if marks > 64 * side * side { grid = [UInt8](repeating: 0, count: side * side) }
+        for e in 0..<edgeCount where marks <= 64 * side * side {
             let x1 = edges[4 * e], y1 = edges[4 * e + 1], x2 = edges[4 * e + 2], y2 = edges[4 * e + 3]
             let columns = cellX(Swift.min(x1, x2))...cellX(Swift.max(x1, x2))
             for row in cellY(Swift.min(y1, y2))...cellY(Swift.max(y1, y2)) {
