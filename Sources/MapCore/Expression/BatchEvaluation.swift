@@ -208,9 +208,9 @@ private struct KernelBuilder {
             parts.append(k)
         }
         let op = c.name
-        if op == "-" || op == "/" {
-            guard parts.count <= 2 else { return nil }
-        }
+        // Arities the closure below indexes: `/` binary, `-` unary or binary.
+        if op == "/" { guard parts.count == 2 else { return nil } }
+        if op == "-" { guard parts.count <= 2 else { return nil } }
         return { start, n, out, ok in
             withUnsafeTemporaryAllocation(of: Double.self, capacity: n) { scratch in
                 guard let x = scratch.baseAddress else { return }
