@@ -12,9 +12,10 @@ final class ClusterIndexHandle: @unchecked Sendable {
 
     var index: Supercluster { lock.withLock { current } }
 
-    func replace(features: [Feature]) throws(MapCoreError) {
+    /// Builds a new index with the current options and publishes it; on error nothing changes.
+    func replace(_ build: (SuperclusterOptions, ClusterProperties?) throws(MapCoreError) -> Supercluster) throws(MapCoreError) {
         let base = index
-        let next = try Supercluster(features: features, options: base.options, clusterProperties: base.clusterProperties)
+        let next = try build(base.options, base.clusterProperties)
         lock.withLock { current = next }
     }
 }
@@ -91,19 +92,27 @@ private func clusterID(_ id: Int64) -> Int { Int(id) }
 /// Writes items into a caller array with the buffer-too-small convention.
 private func fillItems(_ sc: Supercluster, _ items: [ClusterItem], _ out: UnsafeMutablePointer<mc_cluster_item>?,
                        _ capacity: Int, _ outCount: UnsafeMutablePointer<Int>?) throws(MapCoreError) {
+    try fillRecords(out, capacity, outCount) { (room, write) throws(MapCoreError) in
+        guard items.count <= room else { return items.count }
+        for (k, item) in items.enumerated() { write(k, sc.record(item)) }
+        return items.count
+    }
+}
+
+/// The flat-array convention: `produce` writes records only when `room` holds them all and
+/// returns how many there are; too small a capacity writes nothing and reports the need.
+private func fillRecords(_ out: UnsafeMutablePointer<mc_cluster_item>?, _ capacity: Int, _ outCount: UnsafeMutablePointer<Int>?,
+                         _ produce: (Int, (Int, ClusterRecord) -> Void) throws(MapCoreError) -> Int) throws(MapCoreError) {
     let outCount = try required(outCount, "out_count")
     guard capacity >= 0 else { throw MapCoreError(.invalidArgument, "capacity is too large.") }
-    outCount.pointee = items.count
-    guard capacity >= items.count else {
-        throw MapCoreError(.bufferTooSmall, "The array holds \(capacity) items; \(items.count) are needed.")
+    let room = out == nil ? 0 : capacity
+    let count = try produce(room) { k, r in
+        out?[k] = mc_cluster_item(id: Int64(r.id), lng: r.lng, lat: r.lat, point_count: Int64(r.pointCount))
     }
-    guard let out else {
-        guard items.isEmpty else { throw MapCoreError(.invalidArgument, "items must not be NULL.") }
-        return
-    }
-    for (i, item) in items.enumerated() {
-        let (lng, lat) = sc.position(item)
-        out[i] = mc_cluster_item(id: Int64(sc.id(item)), lng: lng, lat: lat, point_count: Int64(sc.pointCount(item)))
+    outCount.pointee = count
+    guard count <= room else {
+        guard out != nil || count > capacity else { throw MapCoreError(.invalidArgument, "items must not be NULL.") }
+        throw MapCoreError(.bufferTooSmall, "The array holds \(capacity) items; \(count) are needed.")
     }
 }
 
@@ -129,10 +138,9 @@ public func mc_cluster_index_load(_ handle: OpaquePointer?, _ data: OpaquePointe
     boundary { () throws(MapCoreError) in
         guard let h = handles.lookup(handle, kind: .clusterIndex, as: ClusterIndexHandle.self) else { throw misuse("mc_cluster_index") }
         let value = try geojsonHandle(data).value
-        switch value {
-        case .geometry(let g): try h.replace(features: [Feature(geometry: g)])
-        default: try h.replace(features: value.features)
-        }
+        let features: [Feature]
+        if case .geometry(let g) = value { features = [Feature(geometry: g)] } else { features = value.features }
+        try h.replace { (o, p) throws(MapCoreError) in try Supercluster(features: features, options: o, clusterProperties: p) }
     }
 }
 
@@ -141,17 +149,7 @@ public func mc_cluster_index_load_points(_ handle: OpaquePointer?, _ lnglat: Uns
     boundary { () throws(MapCoreError) in
         guard let h = handles.lookup(handle, kind: .clusterIndex, as: ClusterIndexHandle.self) else { throw misuse("mc_cluster_index") }
         let xy = try inputPositions(lnglat, count, "lnglat")
-        guard count < Int(Int32.max) else { throw MapCoreError(.limit, "At most \(Int32.max - 1) points can be clustered.") }
-        var features: [Feature] = []
-        features.reserveCapacity(count)
-        for i in 0..<count {
-            let lng = xy[2 * i], lat = xy[2 * i + 1]
-            guard lng.isFinite, lat.isFinite else {
-                throw MapCoreError(.invalidArgument, "Point \(i) has a non-finite coordinate.")
-            }
-            features.append(Feature(geometry: .point(lng, lat)))
-        }
-        try h.replace(features: features)
+        try h.replace { (o, p) throws(MapCoreError) in try Supercluster(positions: xy, options: o, clusterProperties: p) }
     }
 }
 
@@ -174,7 +172,9 @@ public func mc_cluster_index_get_clusters_flat(_ handle: OpaquePointer?, _ bbox:
     boundary { () throws(MapCoreError) in
         let sc = try clusterIndex(handle)
         let (w, s, e, n) = try bboxArgument(bbox)
-        try fillItems(sc, try sc.clusters(west: w, south: s, east: e, north: n, zoom: zoom), items, capacity, outCount)
+        try fillRecords(items, capacity, outCount) { (room, write) throws(MapCoreError) in
+            try sc.clusterRecords(west: w, south: s, east: e, north: n, zoom: zoom, capacity: room, write: write)
+        }
     }
 }
 

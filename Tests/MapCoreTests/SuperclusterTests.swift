@@ -32,7 +32,7 @@ private func tileFeatures(_ v: JSONValue) -> [JSONObject] {
     (v.objectValue?["features"]?.arrayValue ?? []).compactMap(\.objectValue)
 }
 
-private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.features[i].properties?["name"]?.stringValue }
+private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.feature(i).properties?["name"]?.stringValue }
 
 @Suite struct SuperclusterFacts {
     /// The computed report rank of every slot equals its position in a whole-tree query, for
@@ -50,6 +50,43 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.features[i].prop
             for slot in 0..<count { slotOf[Int(tree.refs[slot])] = slot }
             let ranks = reported.map { tree.reportRank(slotOf[$0]) }
             #expect(ranks == Array(0..<count), "count \(count), nodeSize \(nodeSize)")
+        }
+    }
+
+    /// A tree built on two threads is the same array as one built on one, at the sizes where
+    /// the split below the root starts (and where kdbush does not split at all).
+    @Test func twoThreadBuildIsTheSameTree() {
+        var rng = SeededGenerator(seed: 5)
+        for (count, nodeSize) in [(70_000, 64), (3, 2), (65, 64), (66, 64), (1000, 999), (1000, 998), (5000, 2)] {
+            var xy = ContiguousArray<Float>()
+            for k in 0..<count {  // some duplicates, as equal keys take the other partition branch
+                let v = k % 7 == 0 ? Float(0.5) : Float.random(in: 0...1, using: &rng)
+                xy.append(v); xy.append(Float.random(in: 0...1, using: &rng))
+            }
+            let refs = ContiguousArray((0..<count).map(Int32.init))
+            let serial = KDBush(refs: refs, xy: xy, nodeSize: nodeSize, parallelFrom: .max)
+            let parallel = KDBush(refs: refs, xy: xy, nodeSize: nodeSize, parallelFrom: 2)
+            #expect(serial.refs == parallel.refs && serial.coords == parallel.coords, "count \(count), nodeSize \(nodeSize)")
+        }
+    }
+
+    /// An index of bare positions (no Feature per point) answers exactly as one of features.
+    @Test func positionsIndexEqualsFeaturesIndex() throws {
+        let features = Array(try places().prefix(162))
+        var lngLat: [Double] = []
+        for f in features { lngLat += [f.geometry?.xy[0] ?? .nan, f.geometry?.xy[1] ?? .nan] }
+        let a = try index(features)
+        let b = try lngLat.withUnsafeBufferPointer { p throws(MapCoreError) in try Supercluster(positions: p) }
+        #expect(b.inputCount == 162)
+        for z in 0...17 {
+            let ra = try a.clusters(west: -180, south: -90, east: 180, north: 90, zoom: Double(z)).map(a.record)
+            let rb = try b.clusters(west: -180, south: -90, east: 180, north: 90, zoom: Double(z)).map(b.record)
+            #expect(ra == rb, "zoom \(z)")
+        }
+        #expect(b.feature(7) == Feature(geometry: .point(lngLat[14], lngLat[15])))
+        #expect(try a.leaves(of: 164, offset: 0, limit: .max) == b.leaves(of: 164, offset: 0, limit: .max))
+        #expect(throws: MapCoreError.self) {
+            try [0.0, .nan].withUnsafeBufferPointer { p throws(MapCoreError) in _ = try Supercluster(positions: p) }
         }
     }
 
@@ -97,7 +134,7 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.features[i].prop
         let sc = try index(features)
         let leaves = try sc.leaves(of: 165, offset: 6, limit: 1)
         #expect(leaves.count == 1)
-        #expect(sc.features[leaves[0]].properties == nil)
+        #expect(sc.feature(leaves[0]).properties == nil)
         #expect(leaves[0] == features.count - 1)
     }
 
@@ -125,7 +162,7 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.features[i].prop
         for item in items {
             switch item {
             case .cluster(let c): total += sc.clusterProperties(c)["sum"]?.doubleValue ?? .nan
-            case .point(let i): total += sc.features[i].properties?["scalerank"]?.doubleValue ?? .nan
+            case .point(let i): total += sc.feature(i).properties?["scalerank"]?.doubleValue ?? .nan
             }
         }
         #expect(total == 740)

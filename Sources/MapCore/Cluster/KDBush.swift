@@ -12,8 +12,9 @@ struct KDBush {
     private(set) var coords: ContiguousArray<Float>
     let nodeSize: Int
 
-    /// Builds the tree over `refs` with their positions (`xy` interleaved, one pair per ref).
-    init(refs: ContiguousArray<Int32>, xy: ContiguousArray<Float>, nodeSize: Int) {
+    /// Builds the tree over `refs` with their positions (`xy` interleaved, one pair per ref);
+    /// trees of `parallelFrom` items or more are built on two threads.
+    init(refs: ContiguousArray<Int32>, xy: ContiguousArray<Float>, nodeSize: Int, parallelFrom: Int = KDBush.parallelBuildSize) {
         self.refs = refs
         self.coords = xy
         self.nodeSize = max(2, nodeSize)
@@ -22,13 +23,23 @@ struct KDBush {
         self.refs.withUnsafeMutableBufferPointer { r in
             self.coords.withUnsafeMutableBufferPointer { c in
                 guard let rb = r.baseAddress, let cb = c.baseAddress else { return }
-                var sorter = Sorter(refs: rb, coords: cb, nodeSize: size)
-                sorter.sort(left: 0, right: r.count - 1, axis: 0)
+                let sorter = Sorter(refs: rb, coords: cb, nodeSize: size)
+                let right = r.count - 1
+                // The two halves below the root are disjoint ranges sorted independently, so a
+                // helper thread can take one: the result is the same array.
+                guard right + 1 >= parallelFrom, right > size else { return sorter.sort(left: 0, right: right, axis: 0) }
+                let m = right >> 1
+                sorter.select(k: m, left: 0, right: right, axis: 0)
+                runConcurrently({ sorter.sort(left: 0, right: m - 1, axis: 1) },
+                                { sorter.sort(left: m + 1, right: right, axis: 1) })
             }
         }
     }
 
     var count: Int { refs.count }
+
+    /// Trees at least this large are built on two threads (below it, starting one costs more).
+    static let parallelBuildSize = 1 << 16
 
     // MARK: construction (kdbush `sort` and Floyd–Rivest `select`)
 
@@ -44,7 +55,7 @@ struct KDBush {
             self.nodeSize = nodeSize
         }
 
-        mutating func sort(left: Int, right: Int, axis: Int) {
+        func sort(left: Int, right: Int, axis: Int) {
             // Iterative over the right half, recursive over the left: depth stays O(log n).
             var left = left, axis = axis
             while right - left > nodeSize {
@@ -172,16 +183,18 @@ struct KDBush {
 /// no smaller than the radius holds a handful, so each query reads 4 to 9 small cells.
 struct NeighborGrid {
     private let refs: ContiguousArray<Int32>
-    private let coords: ContiguousArray<Float>
     private let tree: KDBush
     private let side: Int
     private let cellStart: ContiguousArray<Int32>
     private let slots: ContiguousArray<Int32>
+    /// Positions in `slots` order: a query scans its cells' positions as contiguous runs
+    /// instead of reading the tree's coordinates at random.
+    private let cellXY: ContiguousArray<Float>
     private let r: Double
 
     init(tree: KDBush, radius: Double) {
         refs = tree.refs
-        coords = tree.coords
+        let coords = tree.coords
         self.tree = tree
         r = radius
         let n = tree.count
@@ -200,13 +213,18 @@ struct NeighborGrid {
         for c in 0..<(side * side) { start[c + 1] += start[c] }
         var fill = start
         var sorted = ContiguousArray<Int32>(repeating: 0, count: n)
+        var sortedXY = ContiguousArray<Float>(repeating: 0, count: 2 * n)
         for i in 0..<n {
             let c = Int(cellOf[i])
-            sorted[Int(fill[c])] = Int32(i)
+            let k = Int(fill[c])
+            sorted[k] = Int32(i)
+            sortedXY[2 * k] = coords[2 * i]
+            sortedXY[2 * k + 1] = coords[2 * i + 1]
             fill[c] += 1
         }
         cellStart = start
         slots = sorted
+        cellXY = sortedXY
     }
 
     @inline(__always) private static func cell(_ v: Double, _ side: Int) -> Int {
@@ -215,11 +233,14 @@ struct NeighborGrid {
         return c >= Double(side) ? side - 1 : Int(c)
     }
 
-    /// Calls `body` with every tree slot, its ref and position, cell by cell.
-    func forEachSlot(_ body: (Int, Int32, Double, Double) -> Void) {
-        for k in slots.indices {
+    var slotCount: Int { slots.count }
+
+    /// Calls `body` with the tree slots at `positions` of the cell-by-cell order (a part of
+    /// 0..<slotCount), each with its ref and position.
+    func forEachSlot(in positions: Range<Int>, _ body: (Int, Int32, Double, Double) -> Void) {
+        for k in positions.clamped(to: slots.indices) {
             let s = Int(slots[k])
-            body(s, refs[s], Double(coords[2 * s]), Double(coords[2 * s + 1]))
+            body(s, refs[s], Double(cellXY[2 * k]), Double(cellXY[2 * k + 1]))
         }
     }
 
@@ -234,9 +255,8 @@ struct NeighborGrid {
         let (x0, x1, y0, y1) = cells(around: qx, qy), r2 = r * r
         for cy in y0...y1 {
             for k in Int(cellStart[x0 + side * cy])..<Int(cellStart[x1 + side * cy + 1]) {
-                let s = Int(slots[k])
-                let dx = Double(coords[2 * s]) - qx, dy = Double(coords[2 * s + 1]) - qy
-                if s != slot && dx * dx + dy * dy <= r2 { return true }
+                let dx = Double(cellXY[2 * k]) - qx, dy = Double(cellXY[2 * k + 1]) - qy
+                if dx * dx + dy * dy <= r2 && Int(slots[k]) != slot { return true }
             }
         }
         return false
@@ -250,9 +270,8 @@ struct NeighborGrid {
         for cy in y0...y1 {
             // The cells of one row are adjacent in the cell-sorted slots, so a row is one run.
             for k in Int(cellStart[x0 + side * cy])..<Int(cellStart[x1 + side * cy + 1]) {
-                let s = Int(slots[k])
-                let dx = Double(coords[2 * s]) - qx, dy = Double(coords[2 * s + 1]) - qy
-                if dx * dx + dy * dy <= r2 { scratch.append((0, Int32(s))) }
+                let dx = Double(cellXY[2 * k]) - qx, dy = Double(cellXY[2 * k + 1]) - qy
+                if dx * dx + dy * dy <= r2 { scratch.append((0, slots[k])) }
             }
         }
         if scratch.count > 1 {

@@ -44,6 +44,14 @@ public enum ClusterItem: Equatable, Sendable {
     @inline(__always) init(ref: Int32) { self = ref >= 0 ? .point(Int(ref)) : .cluster(Int(-1 - ref)) }
 }
 
+/// One item of a flat result: a cluster's id or a point's input index, its position and count.
+public struct ClusterRecord: Equatable, Sendable {
+    public var id: Int
+    public var lng: Double
+    public var lat: Double
+    public var pointCount: Int
+}
+
 /// A feature of `Supercluster.tile`: tile pixel coordinates of one item.
 public struct TileItem: Sendable, Equatable {
     public var item: ClusterItem
@@ -54,12 +62,15 @@ public struct TileItem: Sendable, Equatable {
 public final class Supercluster: Sendable {
     public let options: SuperclusterOptions
     public let clusterProperties: ClusterProperties?
-    /// The input, as given (null-geometry features included: they count in the cluster id base).
-    public let features: [Feature]
+    /// The input features, as given; empty for an index of bare positions (`init(positions:)`).
+    private let inputFeatures: [Feature]
+    /// Number of inputs, null-geometry features included: the base of cluster ids.
+    public let inputCount: Int
 
-    // Input points (indexed by input index; unused for features without geometry).
-    private let pointLng: ContiguousArray<Double>
-    private let pointLat: ContiguousArray<Double>
+    // Input points (indexed by input index; unused for features without geometry). Longitude
+    // and latitude are interleaved: flat queries read both for items in spatial order, which is
+    // a random order of input indexes, so one cache line per point instead of two.
+    private let pointLngLat: ContiguousArray<Double>
     private let pointParent: ContiguousArray<Int>
 
     // Clusters, in creation order (by zoom, from maxZoom down; within a zoom by id).
@@ -79,43 +90,63 @@ public final class Supercluster: Sendable {
 
     /// Indexes `features`. Features without geometry are skipped; any other non-Point geometry
     /// is an error, as clustering only applies to points.
-    public init(features: [Feature], options: SuperclusterOptions = SuperclusterOptions(),
-                clusterProperties: ClusterProperties? = nil) throws(MapCoreError) {
-        try options.validate()
+    public convenience init(features: [Feature], options: SuperclusterOptions = SuperclusterOptions(),
+                            clusterProperties: ClusterProperties? = nil) throws(MapCoreError) {
         guard features.count < Int(Int32.max) else {
             throw MapCoreError(.limit, "At most \(Int32.max - 1) features can be clustered.")
         }
-        self.options = options
-        self.clusterProperties = clusterProperties
-        self.features = features
-        let n = features.count
-
-        var lng = ContiguousArray<Double>(repeating: 0, count: n)
-        var lat = ContiguousArray<Double>(repeating: 0, count: n)
-        var order = ContiguousArray<Int32>()
-        var xy = ContiguousArray<Float>()
-        order.reserveCapacity(n)
-        xy.reserveCapacity(2 * n)
+        var lngLat = ContiguousArray<Double>(repeating: 0, count: 2 * features.count)
+        var located = ContiguousArray<Int32>()
+        located.reserveCapacity(features.count)
         for (i, f) in features.enumerated() {
             guard let g = f.geometry else { continue }
             guard g.type == .point, g.xy.count >= 2 else {
                 throw MapCoreError(.unsupported, "Clustering only applies to Point features; feature \(i) is a \(g.type.name).",
                                    location: SourceLocation(offset: -1, line: 0, column: 0, path: "$.features[\(i)].geometry"))
             }
-            let px = Float(Projection.x(lng: g.xy[0])), py = Float(Projection.y(lat: g.xy[1]))
+            lngLat[2 * i] = g.xy[0]
+            lngLat[2 * i + 1] = g.xy[1]
+            located.append(Int32(i))
+        }
+        try self.init(input: features, count: features.count, lngLat: lngLat, located: located,
+                      options: options, clusterProperties: clusterProperties)
+    }
+
+    /// Indexes bare points, given as interleaved longitude/latitude pairs, without making a
+    /// feature for each: `feature(_:)` makes one on demand (a Point, no id, null properties).
+    public convenience init(positions lngLat: UnsafeBufferPointer<Double>, options: SuperclusterOptions = SuperclusterOptions(),
+                            clusterProperties: ClusterProperties? = nil) throws(MapCoreError) {
+        let n = lngLat.count / 2
+        guard n < Int(Int32.max) else { throw MapCoreError(.limit, "At most \(Int32.max - 1) points can be clustered.") }
+        for i in 0..<n where !(lngLat[2 * i].isFinite && lngLat[2 * i + 1].isFinite) {
+            throw MapCoreError(.invalidArgument, "Point \(i) has a non-finite coordinate.")
+        }
+        try self.init(input: [], count: n, lngLat: ContiguousArray(lngLat[0..<(2 * n)]), located: ContiguousArray(0..<Int32(n)),
+                      options: options, clusterProperties: clusterProperties)
+    }
+
+    /// `located`: the input indexes that have a position in `lngLat`, ascending.
+    private init(input: [Feature], count n: Int, lngLat: ContiguousArray<Double>, located order: ContiguousArray<Int32>,
+                 options: SuperclusterOptions, clusterProperties: ClusterProperties?) throws(MapCoreError) {
+        try options.validate()
+        self.options = options
+        self.clusterProperties = clusterProperties
+        inputFeatures = input
+        inputCount = n
+        var xy = ContiguousArray<Float>()
+        xy.reserveCapacity(2 * order.count)
+        for ref in order {
+            let i = Int(ref)
+            let px = Float(Projection.x(lng: lngLat[2 * i])), py = Float(Projection.y(lat: lngLat[2 * i + 1]))
             guard px.isFinite, py.isFinite else {
-                throw MapCoreError(.invalidArgument, "Feature \(i) has a longitude too large to project (\(g.xy[0])).")
+                throw MapCoreError(.invalidArgument, "Feature \(i) has a longitude too large to project (\(lngLat[2 * i])).")
             }
-            lng[i] = g.xy[0]
-            lat[i] = g.xy[1]
-            order.append(Int32(i))
             xy.append(px)
             xy.append(py)
         }
-        pointLng = lng
-        pointLat = lat
+        pointLngLat = lngLat
 
-        var b = Builder(n: n, options: options, props: clusterProperties, features: features, pointXY: xy, order: order)
+        var b = Builder(n: n, options: options, props: clusterProperties, input: input, lngLat: lngLat, pointXY: xy, order: order)
         var trees = [KDBush](repeating: KDBush(refs: [], xy: [], nodeSize: options.nodeSize), count: options.maxZoom - options.minZoom + 2)
         var tree = KDBush(refs: order, xy: xy, nodeSize: options.nodeSize)
         trees[trees.count - 1] = tree
@@ -123,11 +154,12 @@ public final class Supercluster: Sendable {
         var clusterRanges = [Range<Int>](repeating: 0..<0, count: trees.count - 1)
         for z in stride(from: options.maxZoom, through: options.minZoom, by: -1) {
             let first = b.clusterX.count
-            let next = b.cluster(tree: tree, order: levelOrder, zoom: z)
+            let (nextOrder, nextXY) = b.cluster(tree: tree, order: levelOrder, zoom: z)
             clusterRanges[z - options.minZoom] = first..<b.clusterX.count
-            tree = KDBush(refs: next.order, xy: next.xy, nodeSize: options.nodeSize)
+            // The positions move into the tree (no copy); the order stays, as the next pass's.
+            tree = KDBush(refs: nextOrder, xy: consume nextXY, nodeSize: options.nodeSize)
             trees[z - options.minZoom] = tree
-            levelOrder = next.order
+            levelOrder = nextOrder
         }
         self.clusterRanges = clusterRanges
         self.trees = trees
@@ -147,7 +179,8 @@ public final class Supercluster: Sendable {
         let n: Int
         let options: SuperclusterOptions
         let props: ClusterProperties?
-        let features: [Feature]
+        let input: [Feature]
+        let lngLat: ContiguousArray<Double>
         let pointXY: ContiguousArray<Float>
         /// Input index -> position in pointXY / 2.
         var pointSlot: ContiguousArray<Int32>
@@ -166,12 +199,13 @@ public final class Supercluster: Sendable {
 
         static let unhandled = Int8.max
 
-        init(n: Int, options: SuperclusterOptions, props: ClusterProperties?, features: [Feature],
-             pointXY: ContiguousArray<Float>, order: ContiguousArray<Int32>) {
+        init(n: Int, options: SuperclusterOptions, props: ClusterProperties?, input: [Feature],
+             lngLat: ContiguousArray<Double>, pointXY: ContiguousArray<Float>, order: ContiguousArray<Int32>) {
             self.n = n
             self.options = options
             self.props = props
-            self.features = features
+            self.input = input
+            self.lngLat = lngLat
             self.pointXY = pointXY
             pointSlot = ContiguousArray(repeating: -1, count: n)
             for (slot, ref) in order.enumerated() { pointSlot[Int(ref)] = Int32(slot) }
@@ -197,7 +231,7 @@ public final class Supercluster: Sendable {
             if ref >= 0 { pointParent[Int(ref)] = id } else { clusterParent[Int(-1 - ref)] = id }
         }
         func mapped(_ ref: Int32, _ props: ClusterProperties) -> JSONObject {
-            ref >= 0 ? props.map(features[Int(ref)]) : clusterProps[Int(-1 - ref)]
+            ref >= 0 ? props.map(Supercluster.feature(Int(ref), input, lngLat)) : clusterProps[Int(-1 - ref)]
         }
 
         mutating func cluster(tree: KDBush, order: ContiguousArray<Int32>, zoom: Int) -> (order: ContiguousArray<Int32>, xy: ContiguousArray<Float>) {
@@ -217,12 +251,30 @@ public final class Supercluster: Sendable {
             // is read in spatial order, where the pass below visits items in data order (a cache
             // miss per lookup). At high zooms almost every item is alone and skips its lookup;
             // the pass only removes items from the level, so "alone" stays true.
-            grid.forEachSlot { slot, ref, fx, fy in
-                // A point sits at its tree coordinates; a cluster's query centre is its exact
-                // (unrounded) position, as in the pass below.
-                let (qx, qy) = ref >= 0 ? (fx, fy) : (clusterX[Int(-1 - ref)], clusterY[Int(-1 - ref)])
-                if grid.hasOther(than: slot, near: qx, qy) {
-                    if ref >= 0 { pointNear[Int(ref)] = z8 } else { clusterNear[Int(-1 - ref)] = z8 }
+            // Every item is one slot, so the two halves of the slots write disjoint entries and
+            // run on two threads. (Scoped: the copies of the centre tables must be released
+            // before the pass appends to them.)
+            do {
+                let centreX = clusterX, centreY = clusterY
+                pointNear.withUnsafeMutableBufferPointer { pointNear in
+                    clusterNear.withUnsafeMutableBufferPointer { clusterNear in
+                        func markNear(_ cells: Range<Int>) {
+                            grid.forEachSlot(in: cells) { slot, ref, fx, fy in
+                                // A point sits at its tree coordinates; a cluster's query centre is
+                                // its exact (unrounded) position, as in the pass below.
+                                let (qx, qy) = ref >= 0 ? (fx, fy) : (centreX[Int(-1 - ref)], centreY[Int(-1 - ref)])
+                                if grid.hasOther(than: slot, near: qx, qy) {
+                                    if ref >= 0 { pointNear[Int(ref)] = z8 } else { clusterNear[Int(-1 - ref)] = z8 }
+                                }
+                            }
+                        }
+                        let count = grid.slotCount
+                        if count >= KDBush.parallelBuildSize {
+                            runConcurrently({ markNear(0..<count / 2) }, { markNear(count / 2..<count) })
+                        } else {
+                            markNear(0..<count)
+                        }
+                    }
                 }
             }
             for (i, ref) in order.enumerated() {
@@ -286,6 +338,13 @@ public final class Supercluster: Sendable {
 
     // MARK: item accessors
 
+    /// The input feature at an input index (made on demand for an index of bare positions).
+    public func feature(_ i: Int) -> Feature { Self.feature(i, inputFeatures, pointLngLat) }
+
+    fileprivate static func feature(_ i: Int, _ input: [Feature], _ lngLat: ContiguousArray<Double>) -> Feature {
+        input.isEmpty ? Feature(geometry: .point(lngLat[2 * i], lngLat[2 * i + 1])) : input[i]
+    }
+
     /// Number of input points an item stands for (1 for a point).
     public func pointCount(_ item: ClusterItem) -> Int {
         switch item {
@@ -305,9 +364,15 @@ public final class Supercluster: Sendable {
     /// Longitude and latitude: a point's input position, a cluster's weighted centre.
     public func position(_ item: ClusterItem) -> (lng: Double, lat: Double) {
         switch item {
-        case .point(let i): return (pointLng[i], pointLat[i])
+        case .point(let i): return (pointLngLat[2 * i], pointLngLat[2 * i + 1])
         case .cluster(let c): return (Projection.lng(x: clusterX[c]), Projection.lat(y: clusterY[c]))
         }
+    }
+
+    /// An item as one flat record (the C ABI's `mc_cluster_item`).
+    public func record(_ item: ClusterItem) -> ClusterRecord {
+        let (lng, lat) = position(item)
+        return ClusterRecord(id: id(item), lng: lng, lat: lat, pointCount: pointCount(item))
     }
 
     /// The properties a cluster carries: aggregates first, then the four standard keys.
@@ -335,7 +400,7 @@ public final class Supercluster: Sendable {
     /// The cluster table index of a cluster id, or a not-found error.
     public func cluster(withID id: Int) throws(MapCoreError) -> Int {
         let notFound = MapCoreError(.notFound, "No cluster with the specified id (\(id)).")
-        let base = features.count
+        let base = inputCount
         guard id > base else { throw notFound }
         let zoomField = (id - base) & 31
         let formedAt = zoomField - 1
@@ -363,18 +428,39 @@ public final class Supercluster: Sendable {
     /// Clusters and points in `bbox` (west, south, east, north in degrees) at `zoom`, in
     /// supercluster's order. A box with west > east crosses the antimeridian.
     public func clusters(west: Double, south: Double, east: Double, north: Double, zoom: Double) throws(MapCoreError) -> [ClusterItem] {
+        try itemRefs(west: west, south: south, east: east, north: north, zoom: zoom).map(ClusterItem.init(ref:))
+    }
+
+    /// `clusters` for hot paths: counts the items and, only when `capacity` holds them all,
+    /// calls `write` with each one's index and record, in order. Returns the count.
+    public func clusterRecords(west: Double, south: Double, east: Double, north: Double, zoom: Double,
+                               capacity: Int, write: (Int, ClusterRecord) -> Void) throws(MapCoreError) -> Int {
+        let refs = try itemRefs(west: west, south: south, east: east, north: north, zoom: zoom)
+        guard refs.count <= capacity else { return refs.count }
+        for (k, ref) in refs.enumerated() {
+            if ref >= 0 {
+                let i = Int(ref)
+                write(k, ClusterRecord(id: i, lng: pointLngLat[2 * i], lat: pointLngLat[2 * i + 1], pointCount: 1))
+            } else {
+                write(k, record(.cluster(Int(-1 - ref))))
+            }
+        }
+        return refs.count
+    }
+
+    private func itemRefs(west: Double, south: Double, east: Double, north: Double, zoom: Double) throws(MapCoreError) -> ContiguousArray<Int32> {
         guard west.isFinite, south.isFinite, east.isFinite, north.isFinite else {
             throw MapCoreError(.invalidArgument, "The bounding box must hold four finite numbers.")
         }
         let tree = trees[try level(zoom)]
-        var out: [ClusterItem] = []
+        var out = ContiguousArray<Int32>()
         func wrap(_ lng: Double) -> Double { ((lng + 180).truncatingRemainder(dividingBy: 360) + 360).truncatingRemainder(dividingBy: 360) - 180 }
         var minLng = wrap(west)
         var maxLng = east == 180 ? 180 : wrap(east)
         let minLat = max(-90, min(90, south)), maxLat = max(-90, min(90, north))
         func collect(_ w: Double, _ e: Double) {
             tree.range(minX: Projection.x(lng: w), minY: Projection.y(lat: maxLat),
-                       maxX: Projection.x(lng: e), maxY: Projection.y(lat: minLat)) { out.append(ClusterItem(ref: $0)) }
+                       maxX: Projection.x(lng: e), maxY: Projection.y(lat: minLat)) { out.append($0) }
         }
         if east - west >= 360 {
             minLng = -180
@@ -407,8 +493,8 @@ public final class Supercluster: Sendable {
                 let px: Double, py: Double
                 switch item {
                 case .point(let i):
-                    px = Projection.x(lng: pointLng[i])
-                    py = Projection.y(lat: pointLat[i])
+                    px = Projection.x(lng: pointLngLat[2 * i])
+                    py = Projection.y(lat: pointLngLat[2 * i + 1])
                 case .cluster(let c):
                     px = clusterX[c]
                     py = clusterY[c]
@@ -427,7 +513,7 @@ public final class Supercluster: Sendable {
     /// The items a cluster was formed from, in supercluster's order.
     public func children(of clusterID: Int) throws(MapCoreError) -> [ClusterItem] {
         let c = try cluster(withID: clusterID)
-        let zoomField = (clusterID - features.count) & 31
+        let zoomField = (clusterID - inputCount) & 31
         let tree = trees[zoomField - options.minZoom]
         let r = options.radius / (options.extent * pow(2, Double(zoomField - 1)))
         var out: [ClusterItem] = []
@@ -471,7 +557,7 @@ public final class Supercluster: Sendable {
     public func expansionZoom(of clusterID: Int) throws(MapCoreError) -> Int {
         var id = clusterID
         _ = try cluster(withID: id)
-        var zoom = ((id - features.count) & 31) - 1
+        var zoom = ((id - inputCount) & 31) - 1
         while zoom <= options.maxZoom {
             let children = try children(of: id)
             zoom += 1
@@ -486,8 +572,8 @@ public final class Supercluster: Sendable {
     public func leafHull(of clusterID: Int) throws(MapCoreError) -> Geometry? {
         var xy = ContiguousArray<Double>()
         for i in try leaves(of: clusterID, offset: 0, limit: .max) {
-            xy.append(pointLng[i])
-            xy.append(pointLat[i])
+            xy.append(pointLngLat[2 * i])
+            xy.append(pointLngLat[2 * i + 1])
         }
         let hull = try xy.withUnsafeBufferPointer { (b) throws(MapCoreError) in try ConvexHull.vertices(xy: b) }
         return ConvexHull.geometry(fromVertices: hull)
@@ -507,13 +593,13 @@ public final class Supercluster: Sendable {
         let levels = levelCounts().map { l in
             JSONValue.object(JSONObject([("zoom", .int(Int64(l.zoom))), ("items", .int(Int64(l.items))), ("clusters", .int(Int64(l.clusters)))]))
         }
-        return .object(JSONObject([("levels", .array(levels)), ("points", .int(Int64(features.count))),
+        return .object(JSONObject([("levels", .array(levels)), ("points", .int(Int64(inputCount))),
                                    ("indexBytes", .int(Int64(indexByteCount)))]))
     }
 
     /// Bytes held by the index (trees and tables, not the input features).
     public var indexByteCount: Int {
-        trees.reduce(0) { $0 + $1.byteCount } + pointLng.capacity * 8 * 3
+        trees.reduce(0) { $0 + $1.byteCount } + pointLngLat.capacity * 8 + pointParent.capacity * 8
             + clusterX.capacity * 8 * 7
     }
 
@@ -523,7 +609,7 @@ public final class Supercluster: Sendable {
     public func writeFeature(_ item: ClusterItem, into w: inout JSONWriter) {
         switch item {
         case .point(let i):
-            w.writeFeature(features[i])
+            w.writeFeature(feature(i))
         case .cluster(let c):
             w.openObject()
             w.key("type"); w.writeString("Feature")
@@ -582,10 +668,11 @@ public final class Supercluster: Sendable {
                 w.writeObject(clusterProperties(c))
                 w.key("id"); w.writeInt(Int64(clusterID[c]))
             case .point(let i):
-                if let p = features[i].properties { w.writeObject(p) } else { w.writeNull() }
+                let f = feature(i)
+                if let p = f.properties { w.writeObject(p) } else { w.writeNull() }
                 if options.generateId {
                     w.key("id"); w.writeInt(Int64(i))
-                } else if let id = features[i].id {
+                } else if let id = f.id {
                     w.key("id"); w.writeValue(id.jsonValue)
                 }
             }

@@ -106,24 +106,42 @@ def _features(text):
 class _Index(Handle):
     """Queries shared by Supercluster and a DataSource's frozen index view."""
 
-    __slots__ = ()
+    __slots__ = ("_level_items",)
     _free = staticmethod(lib.mc_cluster_index_free)
+
+    def _room_for(self, zoom):
+        """Items at the level a zoom reads: no bbox holds more, so one call fills the array.
+        Untouched room costs address space only (large ctypes arrays are mapped lazily)."""
+        levels = getattr(self, "_level_items", None)
+        if levels is None:
+            levels = {l["zoom"]: l["items"] for l in self.stats()["levels"]}
+            self._level_items = levels
+        if not levels or zoom != zoom:
+            return 0
+        z = min(max(math.floor(zoom), min(levels)), max(levels)) if math.isfinite(zoom) else \
+            (max(levels) if zoom > 0 else min(levels))
+        return levels[z]
 
     def get_clusters(self, bbox, zoom):
         """Clusters and points in bbox = (west, south, east, north) at zoom, as GeoJSON dicts."""
         b = _bbox(bbox)
         return _features(take_text(lambda buf: lib.mc_cluster_index_get_clusters(self._handle, b, float(zoom), 0, buf)))
 
-    def get_clusters_flat(self, bbox, zoom):
-        """As get_clusters, as a ctypes array of ClusterItem (id, lng, lat, point_count)."""
+    def get_clusters_flat(self, bbox, zoom, out=None):
+        """As get_clusters, as a ctypes array of ClusterItem (id, lng, lat, point_count).
+        `out`, a ctypes array of ClusterItem, is filled instead of a new array when it is large
+        enough (a renderer's reused buffer: fresh memory costs page faults); the result is then
+        a view of its first items."""
         b = _bbox(bbox)
+        zoom = float(zoom)
         count = ctypes.c_size_t()
-        status = lib.mc_cluster_index_get_clusters_flat(self._handle, b, float(zoom), None, 0, ctypes.byref(count))
-        if status not in (0, -8):
-            check(status)
-        items = (ClusterItem * count.value)()
-        check(lib.mc_cluster_index_get_clusters_flat(self._handle, b, float(zoom), items, count.value, ctypes.byref(count)))
-        return items
+        room = out if out is not None else (ClusterItem * self._room_for(zoom))()
+        status = lib.mc_cluster_index_get_clusters_flat(self._handle, b, zoom, room, len(room), ctypes.byref(count))
+        if status == -8:  # MC_E_BUFFER_TOO_SMALL: only with a caller's `out` (a level's size always fits)
+            room = (ClusterItem * count.value)()
+            status = lib.mc_cluster_index_get_clusters_flat(self._handle, b, zoom, room, len(room), ctypes.byref(count))
+        check(status)
+        return (ClusterItem * count.value).from_buffer(room)
 
     def get_tile(self, z, x, y):
         """supercluster's getTile: {"features": [...]} in tile pixels, or None when empty."""
@@ -174,6 +192,7 @@ class Supercluster(_Index):
             features = {"type": "FeatureCollection", "features": list(features)}
         data = as_geojson(features)  # keeps the handle alive through the call
         check(lib.mc_cluster_index_load(self._handle, data.handle))
+        self._level_items = None
         return self
 
     def load_points(self, lnglat):
@@ -195,6 +214,7 @@ class Supercluster(_Index):
         if n_doubles % 2:
             raise ValueError("lnglat needs an even number of values")
         check(lib.mc_cluster_index_load_points(self._handle, array, n_doubles // 2))
+        self._level_items = None
         return self
 
 

@@ -1,5 +1,7 @@
 """Clustering and data sources through ctypes: supercluster's facts, the SDK data source,
 import over HTTP from a local server, and queries racing writes on real threads."""
+import array as array_module
+import ctypes
 import functools
 import http.server
 import json
@@ -46,6 +48,50 @@ def test_flat_results_agree_with_geojson():
             assert item.lng == pytest.approx(feature["geometry"]["coordinates"][0], abs=1e-12)
         else:
             assert PLACES["features"][item.id]["properties"]["name"] == props["name"]
+
+
+def test_flat_results_into_a_reused_buffer_and_after_reloading():
+    index = mapcore.Supercluster().load(PLACES)
+    expected = [(c.id, c.lng, c.lat, c.point_count) for c in index.get_clusters_flat(WORLD, 3)]
+    small = (mapcore.ClusterItem * 5)()
+    big = (mapcore.ClusterItem * 500)()
+    for out in (small, big):  # too small: a new array; large enough: a view of `out`
+        items = index.get_clusters_flat(WORLD, 3, out=out)
+        assert [(c.id, c.lng, c.lat, c.point_count) for c in items] == expected
+    assert ctypes.addressof(index.get_clusters_flat(WORLD, 3, out=big)) == ctypes.addressof(big)
+    assert len(index.get_clusters_flat((-10, -10, 10, 10), 3, out=big)) < len(expected)
+    # The room cached per level follows a reload to more points.
+    index.load_points([0.0, 0.0])
+    assert [c.point_count for c in index.get_clusters_flat(WORLD, 20)] == [1]
+    index.load(PLACES)
+    assert len(index.get_clusters_flat(WORLD, 20)) == 162
+    assert len(index.get_clusters_flat(WORLD, float("inf"))) == 162
+    assert len(index.get_clusters_flat(WORLD, -5)) == len(index.get_clusters_flat(WORLD, 0))
+    with pytest.raises(mapcore.InvalidArgumentError):
+        index.get_clusters_flat(WORLD, float("nan"))
+
+
+def test_large_builds_on_several_threads_at_once_agree():
+    """Indexes of 100,000+ points build their trees with a helper thread; several such builds
+    racing each other (and queries on one of them) must give identical results."""
+    import random
+    rng = random.Random(7)
+    coords = array_module.array("d", [v for _ in range(120_000) for v in (rng.uniform(-180, 180), rng.uniform(-85, 85))])
+    reference = mapcore.Supercluster().load_points(coords)
+    expected = [[(c.id, c.point_count) for c in reference.get_clusters_flat(WORLD, z)] for z in (0, 5, 10, 17)]
+    results = [None] * 4
+
+    def build(slot):
+        index = mapcore.Supercluster().load_points(coords)
+        results[slot] = [[(c.id, c.point_count) for c in index.get_clusters_flat(WORLD, z)] for z in (0, 5, 10, 17)]
+
+    threads = [threading.Thread(target=build, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(r == expected for r in results)
+    assert sum(c[1] for c in expected[0]) == 120_000
 
 
 def test_load_points_from_a_flat_buffer():
