@@ -53,7 +53,10 @@ typedef struct mc_page {
 
 /* A point cluster index. Loading replaces its content atomically: queries running on other
  * threads see the old or the new points, never a mix. Any number of threads may query and load
- * one handle at once. Free with mc_cluster_index_free(). */
+ * one handle at once. Free with mc_cluster_index_free().
+ * Building an index of 65,536 points or more (a load, or a clustering source's write) runs part
+ * of the work on one short-lived helper thread, joined before the call returns; when no thread
+ * can be started the work runs on the calling thread, with the same result. */
 typedef struct mc_cluster_index mc_cluster_index;
 
 /* Creates an empty index. `options_json` (NULL with len 0 for the defaults) is a JSON object
@@ -78,7 +81,9 @@ MC_API void mc_cluster_index_free(mc_cluster_index *index);
 MC_API int mc_cluster_index_load(mc_cluster_index *index, const mc_geojson *data);
 
 /* Indexes `count` bare points (lng, lat pairs in `lnglat`) without properties, replacing what the
- * index held. Non-finite coordinates are MC_E_INVALID_ARGUMENT. */
+ * index held. Non-finite coordinates are MC_E_INVALID_ARGUMENT. No feature is stored per point
+ * (about 16 bytes each instead of ~180): results show each as a Point feature with null
+ * properties and no id. */
 MC_API int mc_cluster_index_load_points(mc_cluster_index *index, const double *lnglat, size_t count);
 
 /* Clusters and points in `bbox` = {west, south, east, north} (degrees) at `zoom` (floored,
