@@ -504,16 +504,25 @@ struct JSONReader {
         }
 
         mutating func takeObject(from start: Int) -> JSONObject {
-            let object = JSONObject(uniqueMembers: Array(members[start...]))
-            members.removeSubrange(start...)
             if !largeObjectIndex.isEmpty { largeObjectIndex[start] = nil }
-            return object
+            return JSONObject(uniqueMembers: Self.take(&members, from: start))
         }
 
-        mutating func takeItems(from start: Int) -> [JSONValue] {
-            let array = Array(items[start...])
-            items.removeSubrange(start...)
-            return array
+        mutating func takeItems(from start: Int) -> [JSONValue] { Self.take(&items, from: start) }
+
+        /// The elements from `start` on, removed from `stack`. An outermost container (start 0,
+        /// e.g. a feature's properties) takes the storage itself instead of copying and then
+        /// destroying each element; the stack starts again with room for as many.
+        private static func take<T>(_ stack: inout [T], from start: Int) -> [T] {
+            guard start > 0 else {
+                let all = stack
+                stack = []
+                stack.reserveCapacity(all.count)
+                return all
+            }
+            let tail = Array(stack[start...])
+            stack.removeSubrange(start...)
+            return tail
         }
     }
 }
