@@ -437,14 +437,7 @@ public final class Supercluster: Sendable {
                                capacity: Int, write: (Int, ClusterRecord) -> Void) throws(MapCoreError) -> Int {
         let refs = try itemRefs(west: west, south: south, east: east, north: north, zoom: zoom)
         guard refs.count <= capacity else { return refs.count }
-        for (k, ref) in refs.enumerated() {
-            if ref >= 0 {
-                let i = Int(ref)
-                write(k, ClusterRecord(id: i, lng: pointLngLat[2 * i], lat: pointLngLat[2 * i + 1], pointCount: 1))
-            } else {
-                write(k, record(.cluster(Int(-1 - ref))))
-            }
-        }
+        for (k, ref) in refs.enumerated() { write(k, record(ClusterItem(ref: ref))) }
         return refs.count
     }
 
