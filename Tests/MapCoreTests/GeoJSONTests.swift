@@ -36,6 +36,48 @@ import Testing
         #expect(g.z == nil)
     }
 
+    @Test func coordinateListHoldsOnePositionInlineAndBehavesLikeAnArray() {
+        var list = CoordinateList()
+        list.appendPosition(1, 2)
+        #expect(Array(list) == [1, 2])
+        var copy = list
+        copy[1] = 9
+        #expect(Array(list) == [1, 2] && Array(copy) == [1, 9])
+        list.appendPosition(3, 4)
+        list.append(contentsOf: [5, 6])
+        #expect(Array(list) == [1, 2, 3, 4, 5, 6] && list.count == 6)
+        // Equal by value whichever way each side is stored.
+        #expect(CoordinateList([1, 9] as ContiguousArray<Double>) == copy)
+        var grown: CoordinateList = [1, 2, 3, 4]
+        let before = grown
+        grown.withUnsafeMutableBufferPointer { b in for i in b.indices { b[i] *= 10 } }
+        #expect(Array(grown) == [10, 20, 30, 40] && Array(before) == [1, 2, 3, 4])
+        grown.removeAll(keepingCapacity: true)
+        #expect(grown.isEmpty)
+        let sum = copy.withUnsafeBufferPointer { $0.reduce(0, +) }
+        #expect(sum == 10)
+    }
+
+    @Test func rareMembersAreCopiedOnWrite() throws {
+        let parsed = try GeoJSONParser.parse(#"{"type":"Feature","bbox":[0,0,1,1],"geometry":{"type":"LineString","coordinates":[[0,0,5],[1,1]],"name":"l"},"properties":null,"x":1}"#)
+        guard case .feature(let original) = parsed, let line = original.geometry else { Issue.record("not a feature"); return }
+        var changed = original
+        changed.foreignMembers["x"] = .int(2)
+        changed.bbox = nil
+        changed.geometry?.z?[0] = 7
+        changed.geometry?.foreignMembers["name"] = nil
+        #expect(original.foreignMembers["x"] == .int(1) && original.bbox == [0, 0, 1, 1])
+        #expect(line.z?[0] == 5 && line.foreignMembers["name"] == .string("l"))
+        #expect(changed.foreignMembers["x"] == .int(2) && changed.bbox == nil)
+        #expect(changed.geometry?.z?[0] == 7 && changed.geometry?.foreignMembers.isEmpty == true)
+        #expect(changed != original)
+        // Setting a member back to its absent value equals never having had it.
+        var plain = Feature(geometry: .point(1, 2))
+        plain.bbox = [1, 2, 1, 2]
+        plain.bbox = nil
+        #expect(plain == Feature(geometry: .point(1, 2)))
+    }
+
     @Test func mixedAltitudesKeepTheirShape() throws {
         let text = #"{"type":"LineString","coordinates":[[1,2],[3,4,5],[6,7]]}"#
         let v = try GeoJSONParser.parse(text)

@@ -36,14 +36,14 @@ extension Geometry {
     /// A copy with every position mapped.
     func mapped(_ f: (Double, Double) -> (Double, Double)) -> Geometry {
         var out = self
-        var i = 0
-        while i + 1 < out.xy.count {
-            let (x, y) = f(out.xy[i], out.xy[i + 1])
-            out.xy[i] = x
-            out.xy[i + 1] = y
-            i += 2
+        out.xy.withUnsafeMutableBufferPointer { xy in
+            var i = 0
+            while i + 1 < xy.count {
+                (xy[i], xy[i + 1]) = f(xy[i], xy[i + 1])
+                i += 2
+            }
         }
-        out.geometries = geometries.map { $0.mapped(f) }
+        if type == .geometryCollection { out.geometries = geometries.map { $0.mapped(f) } }
         return out
     }
 

@@ -38,44 +38,107 @@ public enum GeometryType: Int32, CaseIterable, Sendable {
 
 /// A geometry. Positions are never objects: all of them sit in `xy` as interleaved
 /// longitude/latitude pairs, and the nesting of lines, rings and polygons is kept as end indices.
+/// Members most geometries lack (altitudes, polygon ends, collection members, bbox, foreign
+/// members) live in one shared box, so a Point is 41 bytes with no heap block of its own.
 public struct Geometry: Sendable {
-    public var type: GeometryType
     /// Longitude and latitude of every position, interleaved (x0, y0, x1, y1, …), in document order.
-    public var xy: ContiguousArray<Double>
-    /// Altitude per position, present when any position of this geometry has one; NaN marks a
-    /// position written with two numbers only.
-    public var z: ContiguousArray<Double>?
+    public var xy: CoordinateList
     /// MultiLineString lines, Polygon rings, MultiPolygon rings: the position index where each ends.
     public var partEnds: ContiguousArray<Int>
-    /// MultiPolygon: the part (ring) index where each polygon ends.
-    public var polygonEnds: ContiguousArray<Int>
-    /// GeometryCollection members.
-    public var geometries: [Geometry]
-    /// The "bbox" member as written (2·n numbers); MapCore computes boxes from positions instead.
-    public var bbox: [Double]?
-    /// Members other than the standard ones, kept so that serialization gives them back.
-    public var foreignMembers: JSONObject
+    private var rare: CopyOnWriteBox<RareMembers>?
+    public var type: GeometryType
 
-    public init(type: GeometryType, xy: ContiguousArray<Double> = [], z: ContiguousArray<Double>? = nil,
+    struct RareMembers: Sendable {
+        var z: ContiguousArray<Double>?
+        var polygonEnds: ContiguousArray<Int> = []
+        var geometries: [Geometry] = []
+        var bbox: [Double]?
+        var foreignMembers = JSONObject()
+    }
+
+    public init(type: GeometryType, xy: CoordinateList = [], z: ContiguousArray<Double>? = nil,
                 partEnds: ContiguousArray<Int> = [], polygonEnds: ContiguousArray<Int> = [],
                 geometries: [Geometry] = [], bbox: [Double]? = nil, foreignMembers: JSONObject = JSONObject()) {
         self.type = type
         self.xy = xy
-        self.z = z
         self.partEnds = partEnds
-        self.polygonEnds = polygonEnds
-        self.geometries = geometries
-        self.bbox = bbox
-        self.foreignMembers = foreignMembers
+        if z != nil || !polygonEnds.isEmpty || !geometries.isEmpty || bbox != nil || !foreignMembers.isEmpty {
+            rare = CopyOnWriteBox(RareMembers(z: z, polygonEnds: polygonEnds, geometries: geometries,
+                                              bbox: bbox, foreignMembers: foreignMembers))
+        }
     }
 
     /// A Point at a position.
     public static func point(_ lon: Double, _ lat: Double) -> Geometry {
-        Geometry(type: .point, xy: [lon, lat])
+        Geometry(type: .point, xy: CoordinateList(lon, lat))
     }
 
     /// Number of positions held directly (GeometryCollection members not included).
     public var positionCount: Int { xy.count / 2 }
+
+    /// Altitude per position, present when any position of this geometry has one; NaN marks a
+    /// position written with two numbers only.
+    public var z: ContiguousArray<Double>? {
+        get { rare?.value.z }
+        set { if newValue != nil || rare != nil { CopyOnWriteBox.unique(&rare, RareMembers()).value.z = newValue } }
+        _modify { yield &CopyOnWriteBox.unique(&rare, RareMembers()).value.z }
+    }
+
+    /// MultiPolygon: the part (ring) index where each polygon ends.
+    public var polygonEnds: ContiguousArray<Int> {
+        get { rare?.value.polygonEnds ?? [] }
+        set { if !newValue.isEmpty || rare != nil { CopyOnWriteBox.unique(&rare, RareMembers()).value.polygonEnds = newValue } }
+        _modify { yield &CopyOnWriteBox.unique(&rare, RareMembers()).value.polygonEnds }
+    }
+
+    /// GeometryCollection members.
+    public var geometries: [Geometry] {
+        get { rare?.value.geometries ?? [] }
+        set { if !newValue.isEmpty || rare != nil { CopyOnWriteBox.unique(&rare, RareMembers()).value.geometries = newValue } }
+        _modify { yield &CopyOnWriteBox.unique(&rare, RareMembers()).value.geometries }
+    }
+
+    /// The "bbox" member as written (2·n numbers); MapCore computes boxes from positions instead.
+    public var bbox: [Double]? {
+        get { rare?.value.bbox }
+        set { if newValue != nil || rare != nil { CopyOnWriteBox.unique(&rare, RareMembers()).value.bbox = newValue } }
+        _modify { yield &CopyOnWriteBox.unique(&rare, RareMembers()).value.bbox }
+    }
+
+    /// Members other than the standard ones, kept so that serialization gives them back.
+    public var foreignMembers: JSONObject {
+        get { rare?.value.foreignMembers ?? JSONObject() }
+        set { if !newValue.isEmpty || rare != nil { CopyOnWriteBox.unique(&rare, RareMembers()).value.foreignMembers = newValue } }
+        _modify { yield &CopyOnWriteBox.unique(&rare, RareMembers()).value.foreignMembers }
+    }
+
+    /// Empties the positions and their nesting (a repeated "coordinates" member replaces the
+    /// earlier one), keeping the position storage's capacity.
+    mutating func removeAllPositions() {
+        xy.removeAll(keepingCapacity: true)
+        partEnds.removeAll()
+        if rare != nil {
+            z = nil
+            polygonEnds.removeAll()
+        }
+    }
+}
+
+/// Holds a value out of line and copies it only when a shared holder mutates it: for members
+/// most values lack, so the common value stays small and copies cheaply.
+final class CopyOnWriteBox<Value: Sendable>: @unchecked Sendable {
+    // Unchecked: the value is only mutated through `unique`, i.e. while no one else holds the box.
+    var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    /// The box in `slot`, made unique to it first (copied if shared, created from `empty` if absent).
+    static func unique(_ slot: inout CopyOnWriteBox?, _ empty: @autoclosure () -> Value) -> CopyOnWriteBox {
+        if isKnownUniquelyReferenced(&slot), let box = slot { return box }
+        let box = CopyOnWriteBox(slot?.value ?? empty())
+        slot = box
+        return box
+    }
 }
 
 extension Geometry: Equatable {
@@ -115,21 +178,43 @@ public enum FeatureID: Hashable, Sendable {
 }
 
 public struct Feature: Equatable, Sendable {
-    public var id: FeatureID?
     /// nil for `"geometry": null` (unlocated features).
     public var geometry: Geometry?
+    public var id: FeatureID?
     /// nil for `"properties": null` or a missing member.
     public var properties: JSONObject?
-    public var bbox: [Double]?
-    public var foreignMembers: JSONObject
+    private var rare: CopyOnWriteBox<RareMembers>?
+
+    struct RareMembers: Equatable, Sendable {
+        var bbox: [Double]?
+        var foreignMembers = JSONObject()
+    }
 
     public init(geometry: Geometry?, properties: JSONObject? = nil, id: FeatureID? = nil,
                 bbox: [Double]? = nil, foreignMembers: JSONObject = JSONObject()) {
         self.id = id
         self.geometry = geometry
         self.properties = properties
-        self.bbox = bbox
-        self.foreignMembers = foreignMembers
+        if bbox != nil || !foreignMembers.isEmpty {
+            rare = CopyOnWriteBox(RareMembers(bbox: bbox, foreignMembers: foreignMembers))
+        }
+    }
+
+    public var bbox: [Double]? {
+        get { rare?.value.bbox }
+        set { if newValue != nil || rare != nil { CopyOnWriteBox.unique(&rare, RareMembers()).value.bbox = newValue } }
+        _modify { yield &CopyOnWriteBox.unique(&rare, RareMembers()).value.bbox }
+    }
+
+    public var foreignMembers: JSONObject {
+        get { rare?.value.foreignMembers ?? JSONObject() }
+        set { if !newValue.isEmpty || rare != nil { CopyOnWriteBox.unique(&rare, RareMembers()).value.foreignMembers = newValue } }
+        _modify { yield &CopyOnWriteBox.unique(&rare, RareMembers()).value.foreignMembers }
+    }
+
+    public static func == (a: Feature, b: Feature) -> Bool {
+        a.geometry == b.geometry && a.id == b.id && a.properties == b.properties
+            && a.bbox == b.bbox && a.foreignMembers == b.foreignMembers
     }
 }
 

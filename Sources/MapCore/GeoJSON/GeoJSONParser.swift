@@ -143,30 +143,29 @@ struct GeoJSONReader {
     }
 
     private mutating func readFeature() throws(PositionedError) -> Feature {
-        // Members gather in locals and the Feature is built once at the end, so nothing is copied.
-        var id: FeatureID?
-        var geometry: Geometry?
-        var properties: JSONObject?
-        var bbox: [Double]?
-        var foreign = JSONObject()
-        try forEachMember { (me, key) throws(PositionedError) in
-            me.r.skipWhitespace()
-            if me.r.keyEquals(key, "type") {
-                try me.r.skipStringValue()
-            } else if me.r.keyEquals(key, "geometry") {
-                geometry = try me.readNullableGeometry()
-            } else if me.r.keyEquals(key, "properties") {
-                guard me.r.current == 0x7B || me.r.current == 0x6E else { throw me.wrongShape("an object or null for \"properties\"") }
-                if case .object(let o) = try me.r.readValue() { properties = o } else { properties = nil }
-            } else if me.r.keyEquals(key, "id") {
-                id = try me.readFeatureID()
-            } else if me.r.keyEquals(key, "bbox") {
-                bbox = try me.readBBox()
-            } else {
-                foreign[try me.r.keyString(key)] = try me.r.readValue()
-            }
+        // Filled in place (no closure captures it), so it is returned without a copy.
+        var feature = Feature(geometry: nil)
+        if try openObject() {
+            repeat {
+                let key = try memberKey()
+                r.skipWhitespace()
+                if r.keyEquals(key, "type") {
+                    try r.skipStringValue()
+                } else if r.keyEquals(key, "geometry") {
+                    feature.geometry = try readNullableGeometry()
+                } else if r.keyEquals(key, "properties") {
+                    guard r.current == 0x7B || r.current == 0x6E else { throw wrongShape("an object or null for \"properties\"") }
+                    if case .object(let o) = try r.readValue() { feature.properties = o } else { feature.properties = nil }
+                } else if r.keyEquals(key, "id") {
+                    feature.id = try readFeatureID()
+                } else if r.keyEquals(key, "bbox") {
+                    feature.bbox = try readBBox()
+                } else {
+                    feature.foreignMembers[try r.keyString(key)] = try r.readValue()
+                }
+            } while try nextMember()
         }
-        return Feature(geometry: geometry, properties: properties, id: id, bbox: bbox, foreignMembers: foreign)
+        return feature
     }
 
     private mutating func readFeatureID() throws(PositionedError) -> FeatureID {
@@ -211,29 +210,29 @@ struct GeoJSONReader {
         var g = Geometry(type: kind)
         var sawContent = false
         let start = r.pos
-        try forEachMember { (me, key) throws(PositionedError) in
-            if me.r.keyEquals(key, "type") {
-                try me.r.skipStringValue()
-            } else if kind != .geometryCollection && me.r.keyEquals(key, "coordinates") {
-                g.xy.removeAll(keepingCapacity: true)
-                g.z = nil
-                g.partEnds.removeAll()
-                g.polygonEnds.removeAll()
-                try me.readCoordinates(into: &g)
-                sawContent = true
-            } else if kind == .geometryCollection && me.r.keyEquals(key, "geometries") {
-                guard me.collectionNesting < GeoJSONReader.maxCollectionNesting else {
-                    throw me.r.fail("GeometryCollections nested more than \(GeoJSONReader.maxCollectionNesting) deep.", code: .limit)
+        if try openObject() {
+            repeat {
+                let key = try memberKey()
+                if r.keyEquals(key, "type") {
+                    try r.skipStringValue()
+                } else if kind != .geometryCollection && r.keyEquals(key, "coordinates") {
+                    g.removeAllPositions()
+                    try readCoordinates(into: &g)
+                    sawContent = true
+                } else if kind == .geometryCollection && r.keyEquals(key, "geometries") {
+                    guard collectionNesting < GeoJSONReader.maxCollectionNesting else {
+                        throw r.fail("GeometryCollections nested more than \(GeoJSONReader.maxCollectionNesting) deep.", code: .limit)
+                    }
+                    collectionNesting += 1
+                    defer { collectionNesting -= 1 }
+                    g.geometries = try readGeometryArray()
+                    sawContent = true
+                } else if r.keyEquals(key, "bbox") {
+                    g.bbox = try readBBox()
+                } else {
+                    g.foreignMembers[try r.keyString(key)] = try r.readValue()
                 }
-                me.collectionNesting += 1
-                defer { me.collectionNesting -= 1 }
-                g.geometries = try me.readGeometryArray()
-                sawContent = true
-            } else if me.r.keyEquals(key, "bbox") {
-                g.bbox = try me.readBBox()
-            } else {
-                g.foreignMembers[try me.r.keyString(key)] = try me.r.readValue()
-            }
+            } while try nextMember()
         }
         guard sawContent else {
             let member = kind == .geometryCollection ? "geometries" : "coordinates"
@@ -253,19 +252,39 @@ struct GeoJSONReader {
     /// Walks the members of the object at the current position, calling `member` with each key
     /// once its ':' is consumed; `member` must read the value.
     private mutating func forEachMember(_ member: (inout GeoJSONReader, (start: Int, count: Int, escaped: Bool)) throws(PositionedError) -> Void) throws(PositionedError) {
+        if try openObject() {
+            repeat { try member(&self, try memberKey()) } while try nextMember()
+        }
+    }
+
+    // The three steps of `forEachMember`, for the hot readers: values gathered in a closure's
+    // captured variables are copied out and then destroyed, plain locals move.
+
+    /// Enters the object at the current position ('{'); false when it is empty (then it is left).
+    private mutating func openObject() throws(PositionedError) -> Bool {
         try r.enterContainer()
         r.pos += 1
         r.skipWhitespace()
-        if r.current == 0x7D {
+        guard r.current != 0x7D else {
             r.pos += 1
-        } else {
-            repeat {
-                let key = try r.readKeyRange()
-                try r.expect(0x3A, "':'")
-                try member(&self, key)
-            } while try r.nextInContainer(close: 0x7D)
+            r.leaveContainer()
+            return false
         }
+        return true
+    }
+
+    /// Reads a member's key and its ':'.
+    private mutating func memberKey() throws(PositionedError) -> (start: Int, count: Int, escaped: Bool) {
+        let key = try r.readKeyRange()
+        try r.expect(0x3A, "':'")
+        return key
+    }
+
+    /// After a member's value: true when another member follows, false when the object closed.
+    private mutating func nextMember() throws(PositionedError) -> Bool {
+        if try r.nextInContainer(close: 0x7D) { return true }
         r.leaveContainer()
+        return false
     }
 
     /// Walks `[ element, … ]` at the current position, calling `element` for each; returns how
@@ -398,12 +417,12 @@ struct GeoJSONReader {
             }
         }
         r.leaveContainer()
-        g.xy.append(x)
-        g.xy.append(y)
+        g.xy.appendPosition(x, y)
+        // Altitudes are stored only once some position has one (NaN marks the others).
         if !z.isNaN && g.z == nil {
             g.z = ContiguousArray(repeating: .nan, count: g.positionCount - 1)
         }
-        g.z?.append(z)
+        if g.z != nil { g.z?.append(z) }
     }
 
     private mutating func readCoordinate(_ type: GeometryType) throws(PositionedError) -> Double {

@@ -39,9 +39,9 @@ public enum ConvexHull {
     public static func geometry(fromVertices hull: ContiguousArray<Double>) -> Geometry? {
         switch hull.count / 2 {
         case 0: return nil
-        case 1: return Geometry(type: .point, xy: hull)
-        case 2: return Geometry(type: .lineString, xy: hull)
-        default: return Geometry(type: .polygon, xy: hull, partEnds: [hull.count / 2])
+        case 1: return Geometry(type: .point, xy: CoordinateList(hull))
+        case 2: return Geometry(type: .lineString, xy: CoordinateList(hull))
+        default: return Geometry(type: .polygon, xy: CoordinateList(hull), partEnds: [hull.count / 2])
         }
     }
 
