@@ -72,6 +72,25 @@ import Testing
         #expect(big.objectValue?["k5"] == .string("last"))
     }
 
+    @Test func keysRepeatedFromObjectToObjectReadAsWritten() throws {
+        // Keys are remembered per member position, by their raw bytes: neighbours that share a
+        // prefix, escaped spellings, non-ASCII, 16- and 17-byte keys and a key ending the input
+        // must each still read as written.
+        let text = #"[{"ab":1,"name":2},{"abc":1,"nam":2},{"a\u0062":1,"name":2},{"ab":1,"naméé":2},"#
+            + #"{"0123456789abcdef":1,"0123456789abcdefg":2},{"0123456789abcdef":1,"0123456789abcdeg":2},"#
+            + #"{"":1,"ab":2},{"ab":1,"ab":2}]"#
+        let rows = try #require(JSON.parse(text).arrayValue)
+        let keys = rows.map { $0.objectValue?.keys ?? [] }
+        #expect(keys == [["ab", "name"], ["abc", "nam"], ["ab", "name"], ["ab", "naméé"],
+                         ["0123456789abcdef", "0123456789abcdefg"], ["0123456789abcdef", "0123456789abcdeg"],
+                         ["", "ab"], ["ab"]])
+        #expect(rows[7].objectValue?["ab"] == .int(2))
+        // A remembered key followed by a control byte or a cut-off end is still an error.
+        for bad in [#"[{"ab":1},{"ab"#, "[{\"ab\":1},{\"ab\u{1}\":1}]", #"[{"ab":1},{"ab\"#] {
+            #expect(throws: MapCoreError.self, "\(bad)") { try JSON.parse(bad) }
+        }
+    }
+
     @Test func depthLimitIsEnforcedWithoutRecursion() {
         let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
         #expect(throws: MapCoreError.self) { try JSON.parse(deep) }

@@ -130,7 +130,14 @@ struct GeoJSONReader {
 
     private mutating func readFeatureArray() throws(PositionedError) -> [Feature] {
         var features: [Feature] = []
+        let arrayStart = r.pos
         try forEachElement({ $0.wrongShape("an array of features") }) { (me) throws(PositionedError) in
+            if features.count == 16 {
+                // Room for as many features as the rest of the text holds at the size of the
+                // first ones: no doubling copies of a large array, and no slack beyond that guess.
+                let averageSize = max((me.r.pos - arrayStart) / 16, 1)
+                features.reserveCapacity(16 + (me.r.end - me.r.pos) / averageSize)
+            }
             me.r.skipWhitespace()
             guard me.r.current == 0x7B else { throw me.wrongShape("a Feature object") }
             let (type, offset) = try me.lookAheadType()

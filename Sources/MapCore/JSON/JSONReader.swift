@@ -143,6 +143,61 @@ struct JSONReader {
         throw fail("Unterminated string.", at: quote)
     }
 
+    /// Reads an object key. Keys repeat from one object to the next (every feature carries the
+    /// same property names), so the key last read at each member position is remembered with its
+    /// raw bytes: a repeat costs a 16-byte compare instead of validating and building a String.
+    mutating func readMemberKey(index: Int) throws(PositionedError) -> String {
+        skipWhitespace()
+        guard index < keyMemo.count, current == 0x22 else { return try readString() }
+        let start = pos + 1
+        // A hit needs no scan: the remembered bytes hold no quote, backslash or control byte,
+        // so equal bytes followed by '"' are that same key.
+        let memo = keyMemo[index]
+        if memo.count >= 0, byte(start + memo.count) == 0x22, packedKey(start, memo.count) == memo.bytes {
+            pos = start + memo.count + 1
+            return memo.key
+        }
+        var p = start
+        while p < end {
+            let c = base[p]
+            if c == 0x22 || c == 0x5C || c < 0x20 { break }
+            p += 1
+        }
+        let count = p - start
+        guard p < end, base[p] == 0x22, count <= 16 else { return try readString() }
+        let key = try readString()
+        keyMemo[index] = KeyMemo(count: count, bytes: packedKey(start, count), key: key)
+        return key
+    }
+
+    /// The first `count` (at most 16) bytes from `start`, zero-padded, as two words.
+    @inline(__always) private func packedKey(_ start: Int, _ count: Int) -> (UInt64, UInt64) {
+        let raw = UnsafeRawPointer(base + start)
+        guard start + 16 <= end else {
+            var words: (UInt64, UInt64) = (0, 0)
+            withUnsafeMutableBytes(of: &words) { $0.copyMemory(from: UnsafeRawBufferPointer(start: raw, count: min(count, end - start))) }
+            return (UInt64(littleEndian: words.0), UInt64(littleEndian: words.1))
+        }
+        var lo = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
+        var hi = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        if count < 8 {
+            lo &= (1 &<< UInt64(8 * count)) &- 1
+            hi = 0
+        } else if count < 16 {
+            hi &= (1 &<< UInt64(8 * (count - 8))) &- 1
+        }
+        return (lo, hi)
+    }
+
+    /// A key as read, with its raw bytes zero-padded to 16 (a byte-for-byte repeat is the same key).
+    struct KeyMemo {
+        var count = -1
+        var bytes: (UInt64, UInt64) = (0, 0)
+        var key = ""
+    }
+
+    private var keyMemo = [KeyMemo](repeating: KeyMemo(), count: 16)
+
     func keyEquals(_ key: (start: Int, count: Int, escaped: Bool), _ name: StaticString) -> Bool {
         guard !key.escaped, key.count == name.utf8CodeUnitCount else { return false }
         let n = name.utf8Start
@@ -255,11 +310,18 @@ struct JSONReader {
             p += 1
             if byte(p) &- 0x30 < 10 { throw fail("Invalid number: leading zeros are not allowed.", at: p) }
         } else {
-            while true {
-                let d = byte(p) &- 0x30
-                guard d < 10 else { break }
+            // 19 digits always fit in 64 bits: only longer runs need the overflow checks.
+            let digitsStart = p
+            var d = firstDigit
+            while d < 10 && p - digitsStart < 19 {
+                mantissa = mantissa &* 10 &+ UInt64(d)
+                p += 1
+                d = byte(p) &- 0x30
+            }
+            while d < 10 {
                 if let m = appendDigit(mantissa, d) { mantissa = m } else { truncated = true; exp10 += 1 }
                 p += 1
+                d = byte(p) &- 0x30
             }
         }
         var isInteger = true
@@ -270,7 +332,15 @@ struct JSONReader {
             while true {
                 let d = byte(p) &- 0x30
                 guard d < 10 else { break }
-                if let m = appendDigit(mantissa, d) { mantissa = m; exp10 -= 1 } else { truncated = true }
+                if mantissa < 1_000_000_000_000_000_000 {  // below 10^18: times 10 plus a digit fits
+                    mantissa = mantissa &* 10 &+ UInt64(d)
+                    exp10 -= 1
+                } else if let m = appendDigit(mantissa, d) {
+                    mantissa = m
+                    exp10 -= 1
+                } else {
+                    truncated = true
+                }
                 p += 1
             }
         }
@@ -425,7 +495,7 @@ struct JSONReader {
                     value = .object(JSONObject())
                 } else {
                     open.append((true, scratch.members.count))
-                    scratch.pendingKeys.append(try readString())
+                    scratch.pendingKeys.append(try readMemberKey(index: 0))
                     try expect(0x3A, "':'")
                     continue
                 }
@@ -457,7 +527,7 @@ struct JSONReader {
                 }
                 if try nextInContainer(close: top.isObject ? 0x7D : 0x5D) {
                     if top.isObject {
-                        scratch.pendingKeys.append(try readString())
+                        scratch.pendingKeys.append(try readMemberKey(index: scratch.members.count - top.start))
                         try expect(0x3A, "':'")
                     }
                     break
