@@ -71,27 +71,30 @@ struct GeoJSONReader {
     mutating func readRoot() throws(PositionedError) -> GeoJSON {
         r.skipWhitespace()
         guard r.current == 0x7B else { throw wrongShape("a GeoJSON object") }
-        let (typeKey, typeOffset) = try lookAheadType()
+        let (typeKey, typeOffset, typeEnd) = try lookAheadType()
         let type = try r.keyString(typeKey)
         switch type {
         case "FeatureCollection": return .featureCollection(try readFeatureCollection())
-        case "Feature": return .feature(try readFeature())
+        case "Feature": return .feature(try readFeature(typeEnd: typeEnd))
         default:
             guard let kind = GeometryType(name: type) else {
                 throw invalid("Unknown GeoJSON type \"\(type)\".", at: typeOffset)
             }
-            return .geometry(try readGeometry(kind))
+            return .geometry(try readGeometry(kind, typeEnd: typeEnd))
         }
     }
 
     /// Finds the "type" member of the object starting at the current position without moving.
     /// Returns the raw range of its string value (compared with `keyEquals`, decoded only when
-    /// needed: a million features should not make three million Strings) and its offset.
-    private mutating func lookAheadType() throws(PositionedError) -> ((start: Int, count: Int, escaped: Bool), Int) {
+    /// needed: a million features should not make three million Strings), its offset, and when
+    /// "type" is the object's first member, where that member ends (the reader resumes there
+    /// instead of reading it twice).
+    private mutating func lookAheadType() throws(PositionedError) -> (type: (start: Int, count: Int, escaped: Bool), offset: Int, firstMemberEnd: Int?) {
         let objectStart = r.pos
         defer { r.pos = objectStart }
         r.pos += 1
         r.skipWhitespace()
+        var first = true
         if r.current != 0x7D {
             repeat {
                 let key = try r.readKeyRange()
@@ -100,9 +103,11 @@ struct GeoJSONReader {
                 if r.keyEquals(key, "type") {
                     let offset = r.pos
                     guard r.current == 0x22 else { throw invalid("The \"type\" member must be a string.") }
-                    return (try r.readKeyRange(), offset)
+                    let type = try r.readKeyRange()
+                    return (type, offset, first ? r.pos : nil)
                 }
                 try r.skipValue()
+                first = false
             } while try r.nextInContainer(close: 0x7D)
         }
         throw invalid("GeoJSON object has no \"type\" member.", at: objectStart)
@@ -140,19 +145,20 @@ struct GeoJSONReader {
             }
             me.r.skipWhitespace()
             guard me.r.current == 0x7B else { throw me.wrongShape("a Feature object") }
-            let (type, offset) = try me.lookAheadType()
+            let (type, offset, typeEnd) = try me.lookAheadType()
             guard me.r.keyEquals(type, "Feature") else {
                 throw me.invalid("Expected a Feature in \"features\", found type \"\(try me.r.keyString(type))\".", at: offset)
             }
-            features.append(try me.readFeature())
+            features.append(try me.readFeature(typeEnd: typeEnd))
         }
         return features
     }
 
-    private mutating func readFeature() throws(PositionedError) -> Feature {
+    /// `typeEnd`: from `lookAheadType`, where a leading "type" member ends.
+    private mutating func readFeature(typeEnd: Int?) throws(PositionedError) -> Feature {
         // Filled in place (no closure captures it), so it is returned without a copy.
         var feature = Feature(geometry: nil)
-        if try openObject() {
+        if try openObject(typeEnd: typeEnd) {
             repeat {
                 let key = try memberKey()
                 r.skipWhitespace()
@@ -202,7 +208,7 @@ struct GeoJSONReader {
     private mutating func readGeometryObject() throws(PositionedError) -> Geometry {
         r.skipWhitespace()
         guard r.current == 0x7B else { throw wrongShape("a geometry object") }
-        let (typeKey, offset) = try lookAheadType()
+        let (typeKey, offset, typeEnd) = try lookAheadType()
         guard let kind = GeometryType.allCases.first(where: { r.keyEquals(typeKey, $0.staticName) }) else {
             let type = try r.keyString(typeKey)
             if type == "Feature" || type == "FeatureCollection" {
@@ -210,14 +216,14 @@ struct GeoJSONReader {
             }
             throw invalid("Unknown geometry type \"\(type)\".", at: offset)
         }
-        return try readGeometry(kind)
+        return try readGeometry(kind, typeEnd: typeEnd)
     }
 
-    private mutating func readGeometry(_ kind: GeometryType) throws(PositionedError) -> Geometry {
+    private mutating func readGeometry(_ kind: GeometryType, typeEnd: Int?) throws(PositionedError) -> Geometry {
         var g = Geometry(type: kind)
         var sawContent = false
         let start = r.pos
-        if try openObject() {
+        if try openObject(typeEnd: typeEnd) {
             repeat {
                 let key = try memberKey()
                 if r.keyEquals(key, "type") {
@@ -267,9 +273,15 @@ struct GeoJSONReader {
     // The three steps of `forEachMember`, for the hot readers: values gathered in a closure's
     // captured variables are copied out and then destroyed, plain locals move.
 
-    /// Enters the object at the current position ('{'); false when it is empty (then it is left).
-    private mutating func openObject() throws(PositionedError) -> Bool {
+    /// Enters the object at the current position ('{'); false when no member is left to read
+    /// (the object is then left). `typeEnd`: where a leading "type" member already checked by
+    /// `lookAheadType` ends; reading resumes after it.
+    private mutating func openObject(typeEnd: Int? = nil) throws(PositionedError) -> Bool {
         try r.enterContainer()
+        if let typeEnd {
+            r.pos = typeEnd
+            return try nextMember()
+        }
         r.pos += 1
         r.skipWhitespace()
         guard r.current != 0x7D else {
