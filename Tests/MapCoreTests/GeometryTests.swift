@@ -16,11 +16,15 @@ import Testing
     }
 
     @Test func nonFiniteInputIsRejected() {
+        // At every index: the vector loop and the scalar tail each check their own values.
         for bad in [Double.nan, .infinity, -.infinity] {
-            let xy = [1.0, 2.0, 3.0, 4.0, 5.0, bad, 7.0, 8.0, 9.0, 10.0]
-            let r = xy.withUnsafeBufferPointer { b in Result { () throws(MapCoreError) in try BoundingBox.of(xy: b) } }
-            guard case .failure(let e) = r else { Issue.record("accepted \(bad)"); continue }
-            #expect(e.code == .invalidArgument)
+            for index in 0..<10 {
+                var xy = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0]
+                xy[index] = bad
+                let r = xy.withUnsafeBufferPointer { b in Result { () throws(MapCoreError) in try BoundingBox.of(xy: b) } }
+                guard case .failure(let e) = r else { Issue.record("accepted \(bad) at \(index)"); continue }
+                #expect(e.code == .invalidArgument)
+            }
         }
     }
 

@@ -21,7 +21,7 @@ public struct BoundingBox: Equatable, Sendable {
         var box: BoundingBox?
         value.forEachGeometry { g in
             g.xy.withUnsafeBufferPointer { b in
-                guard let e = extent(b) else { return }
+                guard let e = extent(b)?.box else { return }
                 box = box.map { $0.union(e) } ?? e
             }
         }
@@ -32,44 +32,45 @@ public struct BoundingBox: Equatable, Sendable {
     /// Throws `invalidArgument` when a value is NaN or infinite.
     public static func of(xy: UnsafeBufferPointer<Double>) throws(MapCoreError) -> BoundingBox? {
         guard xy.count % 2 == 0 else { throw MapCoreError(.invalidArgument, "Positions need an even count of numbers.") }
-        guard let box = extent(xy) else { return nil }
-        guard box.west.isFinite, box.south.isFinite, box.east.isFinite, box.north.isFinite, allFinite(xy) else {
+        guard let (box, allFinite) = extent(xy) else { return nil }
+        guard allFinite else {
             throw MapCoreError(.invalidArgument, "Positions must be finite numbers (found NaN or infinity).")
         }
         return box
     }
 
     /// Plain min/max over pairs, two pairs per SIMD step with two accumulators to keep the
-    /// loop bound by memory bandwidth rather than by the min/max latency chain.
-    static func extent(_ xy: UnsafeBufferPointer<Double>) -> BoundingBox? {
+    /// loop bound by memory bandwidth rather than by the min/max latency chain. The same pass
+    /// tells whether every value is finite: x - x is 0 for a finite x and NaN otherwise, and a
+    /// NaN survives any sum (a second pass over the buffer would double the memory traffic).
+    static func extent(_ xy: UnsafeBufferPointer<Double>) -> (box: BoundingBox, allFinite: Bool)? {
         let n = xy.count & ~1
         guard n >= 2, let base = xy.baseAddress else { return nil }
         let raw = UnsafeRawPointer(base)
         var lo0 = SIMD4<Double>(base[0], base[1], base[0], base[1])
         var hi0 = lo0, lo1 = lo0, hi1 = lo0
+        var nan0 = SIMD4<Double>(repeating: 0), nan1 = nan0
         var i = 0
         while i + 8 <= n {
             let a = raw.loadUnaligned(fromByteOffset: i * 8, as: SIMD4<Double>.self)
             let b = raw.loadUnaligned(fromByteOffset: (i + 4) * 8, as: SIMD4<Double>.self)
             lo0 = pointwiseMin(lo0, a); hi0 = pointwiseMax(hi0, a)
             lo1 = pointwiseMin(lo1, b); hi1 = pointwiseMax(hi1, b)
+            nan0 += a - a
+            nan1 += b - b
             i += 8
         }
         var lo = pointwiseMin(lo0, lo1), hi = pointwiseMax(hi0, hi1)
+        var nan = (nan0 + nan1).sum()
         while i < n {
             let p = SIMD4<Double>(base[i], base[i + 1], base[i], base[i + 1])
             lo = pointwiseMin(lo, p); hi = pointwiseMax(hi, p)
+            nan += (base[i] - base[i]) + (base[i + 1] - base[i + 1])
             i += 2
         }
-        return BoundingBox(west: min(lo[0], lo[2]), south: min(lo[1], lo[3]),
-                           east: max(hi[0], hi[2]), north: max(hi[1], hi[3]))
-    }
-
-    private static func allFinite(_ xy: UnsafeBufferPointer<Double>) -> Bool {
-        // x - x is 0 for every finite x and NaN otherwise; one sum tells for the whole buffer.
-        var acc = 0.0
-        for v in xy { acc += v - v }
-        return acc == 0
+        let box = BoundingBox(west: min(lo[0], lo[2]), south: min(lo[1], lo[3]),
+                              east: max(hi[0], hi[2]), north: max(hi[1], hi[3]))
+        return (box, nan == 0)
     }
 
     /// Plain min/max union for boxes that do not cross the antimeridian.
