@@ -139,8 +139,9 @@ struct GeoJSONReader {
         try forEachElement({ $0.wrongShape("an array of features") }) { (me) throws(PositionedError) in
             if features.count == 16 {
                 // Room for as many features as the rest of the text holds at the size of the
-                // first ones: no doubling copies of a large array, and no slack beyond that guess.
-                let averageSize = max((me.r.pos - arrayStart) / 16, 1)
+                // first ones: no doubling copies of a large array. Never more bytes than the
+                // rest of the text, so a misleading start cannot ask for outsized memory.
+                let averageSize = max((me.r.pos - arrayStart) / 16, MemoryLayout<Feature>.stride)
                 features.reserveCapacity(16 + (me.r.end - me.r.pos) / averageSize)
             }
             me.r.skipWhitespace()
