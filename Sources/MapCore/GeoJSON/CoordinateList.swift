@@ -18,10 +18,6 @@ public struct CoordinateList: RandomAccessCollection, MutableCollection, Express
         storage = values.count == 2 ? .position(values[0], values[1]) : .array(values)
     }
 
-    public init<S: Sequence>(_ values: S) where S.Element == Double {
-        self.init(ContiguousArray(values))
-    }
-
     public init(arrayLiteral values: Double...) { self.init(ContiguousArray(values)) }
 
     /// One position.
@@ -65,13 +61,9 @@ public struct CoordinateList: RandomAccessCollection, MutableCollection, Express
         }
     }
 
-    public mutating func append(_ value: Double) { modifyArray { $0.append(value) } }
-
     public mutating func append<S: Sequence>(contentsOf values: S) where S.Element == Double {
         modifyArray { $0.append(contentsOf: values) }
     }
-
-    public mutating func reserveCapacity(_ n: Int) { modifyArray { $0.reserveCapacity(n) } }
 
     public mutating func removeAll(keepingCapacity keep: Bool = false) {
         if case .array = storage, keep {
