@@ -20,7 +20,8 @@ let package = Package(
         .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CMapCoreABI"),
-        .target(name: "MapCore", dependencies: ["CGEOS", "CCurl"]),
+        .systemLibrary(name: "CMapCoreKernels"),
+        .target(name: "MapCore", dependencies: ["CGEOS", "CCurl", "CMapCoreKernels"]),
         .target(
             name: "MapCoreCAPI",
             dependencies: ["MapCore", "CMapCoreABI"],

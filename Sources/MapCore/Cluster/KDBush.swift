@@ -3,6 +3,7 @@
 // same. Coordinates are Float32 as in kdbush's Float32Array; queries compare in Double, as
 // JavaScript reads Float32Array elements as doubles.
 
+import CMapCoreKernels
 import Glibc
 
 struct KDBush {
@@ -89,8 +90,8 @@ struct KDBush {
                     swapItems(i, j)
                     i += 1
                     j -= 1
-                    while coords[2 * i + axis] < t { i += 1 }
-                    while coords[2 * j + axis] > t { j -= 1 }
+                    i = mc_kd_scan_up(coords, i, right + 1, Int32(axis), t)
+                    j = mc_kd_scan_down(coords, j, left, Int32(axis), t)
                 }
                 if coords[2 * left + axis] == t {
                     swapItems(left, j)
@@ -177,54 +178,69 @@ struct KDBush {
     var byteCount: Int { refs.capacity * 4 + coords.capacity * 4 }
 }
 
-/// Radius queries for one clustering pass, answered from a uniform grid instead of the tree but
+/// Radius queries for the clustering passes, answered from a uniform grid instead of the tree but
 /// in the tree's `within` order (sorted by `KDBush.reportRank`), with the same distance test.
 /// A kdbush query walks about log(n / nodeSize) nodes plus whole 64-item buckets; a grid cell
 /// no smaller than the radius holds a handful, so each query reads 4 to 9 small cells.
+/// One grid serves every level of a build (`rebuild`), so its memory is allocated once.
 struct NeighborGrid {
-    private let refs: ContiguousArray<Int32>
-    private let tree: KDBush
-    private let side: Int
-    private let cellStart: ContiguousArray<Int32>
-    private let slots: ContiguousArray<Int32>
-    /// Positions in `slots` order: a query scans its cells' positions as contiguous runs
-    /// instead of reading the tree's coordinates at random.
-    private let cellXY: ContiguousArray<Float>
-    private let r: Double
+    /// An item in cell order: what a query reads about a candidate, in one 16-byte record.
+    struct Entry {
+        var x: Float
+        var y: Float
+        var ref: Int32
+        /// The item's tree slot (for `reportRank`), or `claimed` once the pass has taken it.
+        var slot: Int32
+    }
+    static let claimed: Int32 = -1
 
-    init(tree: KDBush, radius: Double) {
-        refs = tree.refs
-        let coords = tree.coords
+    private var tree = KDBush(refs: [], xy: [], nodeSize: 64)
+    private var side = 1
+    private var r = 0.0
+    /// Cell c's entries are entries[cellStart[c]..<cellStart[c + 1]]; cells run row by row.
+    private var cellStart = ContiguousArray<Int32>()
+    private var entries = ContiguousArray<Entry>()
+    private var cellOf = ContiguousArray<Int32>()
+
+    /// Indexes `tree`'s items for queries of `radius`, reusing the memory of the previous level.
+    mutating func rebuild(tree: KDBush, radius: Double) {
         self.tree = tree
         r = radius
         let n = tree.count
         // Cells at least `radius` wide (so neighbours are in adjacent cells), and about one per
-        // item at most: more cells only add fresh memory to clear, level after level.
+        // item at most: more cells only add memory to clear, level after level.
         let byRadius = radius > 0 ? (0.99 / radius).rounded(.down) : 1
         let byCount = Double(n).squareRoot().rounded(.up)
         side = max(1, Int(min(byRadius, byCount, 16384)))
-        var start = ContiguousArray<Int32>(repeating: 0, count: side * side + 1)
-        var cellOf = ContiguousArray<Int32>(repeating: 0, count: n)
-        for i in 0..<n {
-            let c = Self.cell(Double(coords[2 * i]), side) + side * Self.cell(Double(coords[2 * i + 1]), side)
-            cellOf[i] = Int32(c)
-            start[c + 1] += 1
+        let cells = side * side
+        cellStart.removeAll(keepingCapacity: true)
+        cellStart.append(contentsOf: repeatElement(0, count: cells + 1))
+        cellOf.removeAll(keepingCapacity: true)
+        cellOf.reserveCapacity(n)
+        entries.removeAll(keepingCapacity: true)
+        entries.append(contentsOf: repeatElement(Entry(x: 0, y: 0, ref: 0, slot: 0), count: n))
+        let side = side
+        tree.coords.withUnsafeBufferPointer { coords in
+            cellStart.withUnsafeMutableBufferPointer { start in
+                for i in 0..<n {
+                    let c = Self.cell(Double(coords[2 * i]), side) + side * Self.cell(Double(coords[2 * i + 1]), side)
+                    cellOf.append(Int32(c))
+                    start[c] += 1
+                }
+                // Inclusive sums make start[c] the end of cell c; filling backwards moves it down
+                // to the cell's beginning, and a cell's entries stay in slot order.
+                for c in 0..<cells { start[c + 1] += start[c] }
+                tree.refs.withUnsafeBufferPointer { refs in
+                    entries.withUnsafeMutableBufferPointer { entries in
+                        for i in stride(from: n - 1, through: 0, by: -1) {
+                            let c = Int(cellOf[i])
+                            start[c] -= 1
+                            entries[Int(start[c])] = Entry(x: coords[2 * i], y: coords[2 * i + 1], ref: refs[i], slot: Int32(i))
+                        }
+                    }
+                }
+            }
         }
-        for c in 0..<(side * side) { start[c + 1] += start[c] }
-        var fill = start
-        var sorted = ContiguousArray<Int32>(repeating: 0, count: n)
-        var sortedXY = ContiguousArray<Float>(repeating: 0, count: 2 * n)
-        for i in 0..<n {
-            let c = Int(cellOf[i])
-            let k = Int(fill[c])
-            sorted[k] = Int32(i)
-            sortedXY[2 * k] = coords[2 * i]
-            sortedXY[2 * k + 1] = coords[2 * i + 1]
-            fill[c] += 1
-        }
-        cellStart = start
-        slots = sorted
-        cellXY = sortedXY
     }
 
     @inline(__always) private static func cell(_ v: Double, _ side: Int) -> Int {
@@ -233,14 +249,14 @@ struct NeighborGrid {
         return c >= Double(side) ? side - 1 : Int(c)
     }
 
-    var slotCount: Int { slots.count }
+    var entryCount: Int { entries.count }
 
-    /// Calls `body` with the tree slots at `positions` of the cell-by-cell order (a part of
-    /// 0..<slotCount), each with its ref and position.
-    func forEachSlot(in positions: Range<Int>, _ body: (Int, Int32, Double, Double) -> Void) {
-        for k in positions.clamped(to: slots.indices) {
-            let s = Int(slots[k])
-            body(s, refs[s], Double(cellXY[2 * k]), Double(cellXY[2 * k + 1]))
+    /// Calls `body` with the items at `positions` of the cell-by-cell order (a part of
+    /// 0..<entryCount), each with its tree slot, ref and position.
+    func forEachEntry(in positions: Range<Int>, _ body: (Int, Int32, Double, Double) -> Void) {
+        for k in positions.clamped(to: entries.indices) {
+            let e = entries[k]
+            body(Int(e.slot), e.ref, Double(e.x), Double(e.y))
         }
     }
 
@@ -250,34 +266,76 @@ struct NeighborGrid {
         (Self.cell(qx - r, side), Self.cell(qx + r, side), Self.cell(qy - r, side), Self.cell(qy + r, side))
     }
 
-    /// Whether a slot other than `slot` lies within the radius of (qx, qy) (`within`'s test).
+    /// Whether an item other than tree slot `slot` lies within the radius of (qx, qy)
+    /// (`within`'s test). Asked before the pass claims anything.
     func hasOther(than slot: Int, near qx: Double, _ qy: Double) -> Bool {
         let (x0, x1, y0, y1) = cells(around: qx, qy), r2 = r * r
         for cy in y0...y1 {
             for k in Int(cellStart[x0 + side * cy])..<Int(cellStart[x1 + side * cy + 1]) {
-                let dx = Double(cellXY[2 * k]) - qx, dy = Double(cellXY[2 * k + 1]) - qy
-                if dx * dx + dy * dy <= r2 && Int(slots[k]) != slot { return true }
+                let e = entries[k]
+                let dx = Double(e.x) - qx, dy = Double(e.y) - qy
+                if dx * dx + dy * dy <= r2 && Int(e.slot) != slot { return true }
             }
         }
         return false
     }
 
-    /// Replaces `out` with the refs within the radius of (qx, qy), in kdbush `within` order.
-    func within(_ qx: Double, _ qy: Double, into out: inout [Int32], scratch: inout [(rank: Int32, slot: Int32)]) {
+    /// Starts loading the cell bounds a query around (qx, qy) will read: the pass asks this a
+    /// few items ahead, as its queries jump about the grid in data order.
+    func prefetchCells(around qx: Double, _ qy: Double) {
+        let (x0, x1, y0, y1) = cells(around: qx, qy)
+        cellStart.withUnsafeBufferPointer { start in
+            guard let base = start.baseAddress else { return }
+            for cy in y0...y1 {
+                mc_prefetch(base + x0 + side * cy)
+                mc_prefetch(base + x1 + side * cy + 1)
+            }
+        }
+    }
+
+    /// Starts loading the entries a query around (qx, qy) will read (after `prefetchCells`).
+    func prefetchEntries(around qx: Double, _ qy: Double) {
+        let (x0, _, y0, y1) = cells(around: qx, qy)
+        entries.withUnsafeBufferPointer { entries in
+            guard let base = entries.baseAddress else { return }
+            for cy in y0...y1 { mc_prefetch(base + Int(cellStart[x0 + side * cy])) }
+        }
+    }
+
+    /// The pass's query: replaces `out` with the refs within the radius of (qx, qy) that nothing
+    /// has claimed yet, in kdbush `within` order, and marks them and the querying item `me`
+    /// claimed. The caller must hand every returned item to a cluster or keep it at this zoom.
+    /// `unclaimed` is the pass's own record, asked for candidates the grid has not seen claimed
+    /// (items handled without a query of their own).
+    mutating func claim(around qx: Double, _ qy: Double, me: Int32, into out: inout [Int32],
+                        scratch: inout [(key: Int32, ref: Int32)], unclaimed: (Int32) -> Bool) {
         out.removeAll(keepingCapacity: true)
         scratch.removeAll(keepingCapacity: true)
         let (x0, x1, y0, y1) = cells(around: qx, qy), r2 = r * r
-        for cy in y0...y1 {
-            // The cells of one row are adjacent in the cell-sorted slots, so a row is one run.
-            for k in Int(cellStart[x0 + side * cy])..<Int(cellStart[x1 + side * cy + 1]) {
-                let dx = Double(cellXY[2 * k]) - qx, dy = Double(cellXY[2 * k + 1]) - qy
-                if dx * dx + dy * dy <= r2 { scratch.append((0, slots[k])) }
+        let side = side
+        cellStart.withUnsafeBufferPointer { start in
+            entries.withUnsafeMutableBufferPointer { entries in
+                for cy in y0...y1 {
+                    // The cells of one row are adjacent in cell order, so a row is one run.
+                    for k in Int(start[x0 + side * cy])..<Int(start[x1 + side * cy + 1]) {
+                        let e = entries[k]
+                        let dx = Double(e.x) - qx, dy = Double(e.y) - qy
+                        guard dx * dx + dy * dy <= r2, e.slot != Self.claimed else { continue }
+                        if e.ref == me {
+                            entries[k].slot = Self.claimed
+                        } else if unclaimed(e.ref) {
+                            scratch.append((e.slot, e.ref))
+                            entries[k].slot = Self.claimed
+                        }
+                    }
+                }
             }
         }
+        // The key is the slot until more than one item needs ordering, then its report rank.
         if scratch.count > 1 {
-            for k in scratch.indices { scratch[k].rank = Int32(truncatingIfNeeded: tree.reportRank(Int(scratch[k].slot))) }
-            scratch.sort { $0.rank < $1.rank }
+            for k in scratch.indices { scratch[k].key = Int32(truncatingIfNeeded: tree.reportRank(Int(scratch[k].key))) }
+            scratch.sort { $0.key < $1.key }
         }
-        for e in scratch { out.append(refs[Int(e.slot)]) }
+        for e in scratch { out.append(e.ref) }
     }
 }

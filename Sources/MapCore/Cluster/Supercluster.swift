@@ -194,8 +194,8 @@ public final class Supercluster: Sendable {
         var clusterParent = ContiguousArray<Int>(), clusterZoom = ContiguousArray<Int8>()
         var clusterOriginX = ContiguousArray<Double>(), clusterOriginY = ContiguousArray<Double>()
         var clusterProps: [JSONObject] = []
-        var neighbors: [Int32] = []
-        var scratch: [(rank: Int32, slot: Int32)] = []
+        /// The neighbour grid, rebuilt for each level in the same memory.
+        var grid = NeighborGrid()
 
         static let unhandled = Int8.max
 
@@ -236,7 +236,11 @@ public final class Supercluster: Sendable {
 
         mutating func cluster(tree: KDBush, order: ContiguousArray<Int32>, zoom: Int) -> (order: ContiguousArray<Int32>, xy: ContiguousArray<Float>) {
             let r = options.radius / (options.extent * pow(2, Double(zoom)))
-            let grid = NeighborGrid(tree: tree, radius: r)
+            // Taken out of self for the pass (unique, so rebuilt in place), put back at the end.
+            var grid = self.grid
+            self.grid = NeighborGrid()
+            defer { self.grid = grid }
+            grid.rebuild(tree: tree, radius: r)
             let z8 = Int8(zoom)
             var nextOrder = ContiguousArray<Int32>()
             var nextXY = ContiguousArray<Float>()
@@ -251,15 +255,15 @@ public final class Supercluster: Sendable {
             // is read in spatial order, where the pass below visits items in data order (a cache
             // miss per lookup). At high zooms almost every item is alone and skips its lookup;
             // the pass only removes items from the level, so "alone" stays true.
-            // Every item is one slot, so the two halves of the slots write disjoint entries and
-            // run on two threads. (Scoped: the copies of the centre tables must be released
-            // before the pass appends to them.)
+            // Every item is one slot, so the two halves of the cells write disjoint entries and
+            // run on two threads. (Scoped: the copies of the grid and the centre tables must be
+            // released before the pass changes them.)
             do {
-                let centreX = clusterX, centreY = clusterY
+                let centreX = clusterX, centreY = clusterY, grid = grid
                 pointNear.withUnsafeMutableBufferPointer { pointNear in
                     clusterNear.withUnsafeMutableBufferPointer { clusterNear in
                         func markNear(_ cells: Range<Int>) {
-                            grid.forEachSlot(in: cells) { slot, ref, fx, fy in
+                            grid.forEachEntry(in: cells) { slot, ref, fx, fy in
                                 // A point sits at its tree coordinates; a cluster's query centre is
                                 // its exact (unrounded) position, as in the pass below.
                                 let (qx, qy) = ref >= 0 ? (fx, fy) : (centreX[Int(-1 - ref)], centreY[Int(-1 - ref)])
@@ -268,7 +272,7 @@ public final class Supercluster: Sendable {
                                 }
                             }
                         }
-                        let count = grid.slotCount
+                        let count = grid.entryCount
                         if count >= KDBush.parallelBuildSize {
                             runConcurrently({ markNear(0..<count / 2) }, { markNear(count / 2..<count) })
                         } else {
@@ -277,24 +281,41 @@ public final class Supercluster: Sendable {
                     }
                 }
             }
+            @inline(__always) func isNear(_ ref: Int32) -> Bool { (ref >= 0 ? pointNear[Int(ref)] : clusterNear[Int(-1 - ref)]) == z8 }
+            var neighbors: [Int32] = []
+            var scratch: [(key: Int32, ref: Int32)] = []
+            // The queries jump about the grid in data order: the cell bounds of the query a few
+            // items ahead, then its entries, start loading early.
+            let cellsAhead = 12, entriesAhead = 6
+            func prefetch(_ i: Int, entries: Bool) {
+                guard i < order.count else { return }
+                let ref = order[i]
+                guard isNear(ref), handledZoom(ref) > z8 else { return }
+                let (x, y) = position(ref)
+                if entries { grid.prefetchEntries(around: x, y) } else { grid.prefetchCells(around: x, y) }
+            }
             for (i, ref) in order.enumerated() {
+                prefetch(i + cellsAhead, entries: false)
+                prefetch(i + entriesAhead, entries: true)
                 if handledZoom(ref) <= z8 { continue }
                 setZoom(ref, z8)
                 let (x, y) = position(ref)
-                if (ref >= 0 ? pointNear[Int(ref)] : clusterNear[Int(-1 - ref)]) != z8 {
+                guard isNear(ref) else {
                     keep(ref, x, y)
                     continue
                 }
-                grid.within(x, y, into: &neighbors, scratch: &scratch)
+                // Only the neighbours no pass has handled yet take part; the grid marks them
+                // claimed, and every one of them is merged or kept below.
+                grid.claim(around: x, y, me: ref, into: &neighbors, scratch: &scratch) { handledZoom($0) > z8 }
                 let originCount = count(ref)
                 var total = originCount
-                for nb in neighbors where handledZoom(nb) > z8 { total += count(nb) }
+                for nb in neighbors { total += count(nb) }
 
                 if total > originCount && total >= options.minPoints {
                     var wx = x * Double(originCount), wy = y * Double(originCount)
                     let id = (i << 5) + (zoom + 1) + n
                     var accumulated: JSONObject? = nil
-                    for nb in neighbors where handledZoom(nb) > z8 {
+                    for nb in neighbors {
                         setZoom(nb, z8)
                         let c = count(nb)
                         let (nx, ny) = position(nb)
@@ -324,7 +345,7 @@ public final class Supercluster: Sendable {
                 } else {
                     keep(ref, x, y)
                     if total > 1 {
-                        for nb in neighbors where handledZoom(nb) > z8 {
+                        for nb in neighbors {
                             setZoom(nb, z8)
                             let (nx, ny) = position(nb)
                             keep(nb, nx, ny)
