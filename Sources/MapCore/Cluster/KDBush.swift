@@ -302,15 +302,14 @@ struct NeighborGrid {
         }
     }
 
-    /// The pass's query: replaces `out` with the refs within the radius of (qx, qy) that nothing
-    /// has claimed yet, in kdbush `within` order, and marks them and the querying item `me`
-    /// claimed. The caller must hand every returned item to a cluster or keep it at this zoom.
-    /// `unclaimed` is the pass's own record, asked for candidates the grid has not seen claimed
-    /// (items handled without a query of their own).
-    mutating func claim(around qx: Double, _ qy: Double, me: Int32, into out: inout [Int32],
-                        scratch: inout [(key: Int32, ref: Int32)], unclaimed: (Int32) -> Bool) {
+    /// The pass's query: replaces `out` with the entries within the radius of (qx, qy) that
+    /// nothing has claimed yet, in kdbush `within` order, and marks them and the querying item
+    /// `me` claimed. The caller must hand every returned item to a cluster or keep it at this
+    /// zoom. `unclaimed` is the pass's own record, asked for candidates the grid has not seen
+    /// claimed (items handled without a query of their own). The `slot` of returned entries is
+    /// meaningless.
+    mutating func claim(around qx: Double, _ qy: Double, me: Int32, into out: inout [Entry], unclaimed: (Int32) -> Bool) {
         out.removeAll(keepingCapacity: true)
-        scratch.removeAll(keepingCapacity: true)
         let (x0, x1, y0, y1) = cells(around: qx, qy), r2 = r * r
         let side = side
         cellStart.withUnsafeBufferPointer { start in
@@ -324,18 +323,16 @@ struct NeighborGrid {
                         if e.ref == me {
                             entries[k].slot = Self.claimed
                         } else if unclaimed(e.ref) {
-                            scratch.append((e.slot, e.ref))
+                            out.append(e)
                             entries[k].slot = Self.claimed
                         }
                     }
                 }
             }
         }
-        // The key is the slot until more than one item needs ordering, then its report rank.
-        if scratch.count > 1 {
-            for k in scratch.indices { scratch[k].key = Int32(truncatingIfNeeded: tree.reportRank(Int(scratch[k].key))) }
-            scratch.sort { $0.key < $1.key }
+        if out.count > 1 {
+            for k in out.indices { out[k].slot = Int32(truncatingIfNeeded: tree.reportRank(Int(out[k].slot))) }
+            out.sort { $0.slot < $1.slot }
         }
-        for e in scratch { out.append(e.ref) }
     }
 }

@@ -133,20 +133,27 @@ public final class Supercluster: Sendable {
         self.clusterProperties = clusterProperties
         inputFeatures = input
         inputCount = n
-        var xy = ContiguousArray<Float>()
-        xy.reserveCapacity(2 * order.count)
+        // Projected positions by input index (unlocated inputs stay 0 and are never read), and
+        // the same positions in `located` order for the raw points' tree.
+        var pointXY = ContiguousArray<Float>(repeating: 0, count: 2 * n)
         for ref in order {
             let i = Int(ref)
             let px = Float(Projection.x(lng: lngLat[2 * i])), py = Float(Projection.y(lat: lngLat[2 * i + 1]))
             guard px.isFinite, py.isFinite else {
                 throw MapCoreError(.invalidArgument, "Feature \(i) has a longitude too large to project (\(lngLat[2 * i])).")
             }
-            xy.append(px)
-            xy.append(py)
+            pointXY[2 * i] = px
+            pointXY[2 * i + 1] = py
+        }
+        var xy = pointXY
+        if order.count < n {
+            xy = ContiguousArray()
+            xy.reserveCapacity(2 * order.count)
+            for ref in order { xy.append(pointXY[2 * Int(ref)]); xy.append(pointXY[2 * Int(ref) + 1]) }
         }
         pointLngLat = lngLat
 
-        var b = Builder(n: n, options: options, props: clusterProperties, input: input, lngLat: lngLat, pointXY: xy, order: order)
+        var b = Builder(n: n, options: options, props: clusterProperties, input: input, lngLat: lngLat, pointXY: pointXY)
         var trees = [KDBush](repeating: KDBush(refs: [], xy: [], nodeSize: options.nodeSize), count: options.maxZoom - options.minZoom + 2)
         var tree = KDBush(refs: order, xy: xy, nodeSize: options.nodeSize)
         trees[trees.count - 1] = tree
@@ -181,9 +188,8 @@ public final class Supercluster: Sendable {
         let props: ClusterProperties?
         let input: [Feature]
         let lngLat: ContiguousArray<Double>
+        /// Projected positions by input index, rounded to Float as the trees hold them.
         let pointXY: ContiguousArray<Float>
-        /// Input index -> position in pointXY / 2.
-        var pointSlot: ContiguousArray<Int32>
         var pointParent: ContiguousArray<Int>
         var pointZoom: ContiguousArray<Int8>
         /// The zoom whose pass found another item within the radius of this one (see `cluster`).
@@ -200,15 +206,13 @@ public final class Supercluster: Sendable {
         static let unhandled = Int8.max
 
         init(n: Int, options: SuperclusterOptions, props: ClusterProperties?, input: [Feature],
-             lngLat: ContiguousArray<Double>, pointXY: ContiguousArray<Float>, order: ContiguousArray<Int32>) {
+             lngLat: ContiguousArray<Double>, pointXY: ContiguousArray<Float>) {
             self.n = n
             self.options = options
             self.props = props
             self.input = input
             self.lngLat = lngLat
             self.pointXY = pointXY
-            pointSlot = ContiguousArray(repeating: -1, count: n)
-            for (slot, ref) in order.enumerated() { pointSlot[Int(ref)] = Int32(slot) }
             pointParent = ContiguousArray(repeating: -1, count: n)
             pointZoom = ContiguousArray(repeating: Self.unhandled, count: n)
             pointNear = pointZoom
@@ -216,11 +220,15 @@ public final class Supercluster: Sendable {
 
         @inline(__always) func position(_ ref: Int32) -> (Double, Double) {
             if ref >= 0 {
-                let s = Int(pointSlot[Int(ref)])
-                return (Double(pointXY[2 * s]), Double(pointXY[2 * s + 1]))
+                return (Double(pointXY[2 * Int(ref)]), Double(pointXY[2 * Int(ref) + 1]))
             }
             let c = Int(-1 - ref)
             return (clusterX[c], clusterY[c])
+        }
+        /// A neighbour's position: a point's is its grid entry's (the tree coordinates); a
+        /// cluster's is its exact centre, which the entry only holds rounded.
+        @inline(__always) func position(_ e: NeighborGrid.Entry) -> (Double, Double) {
+            e.ref >= 0 ? (Double(e.x), Double(e.y)) : (clusterX[Int(-1 - e.ref)], clusterY[Int(-1 - e.ref)])
         }
         @inline(__always) func count(_ ref: Int32) -> Int { ref >= 0 ? 1 : clusterCount[Int(-1 - ref)] }
         @inline(__always) func handledZoom(_ ref: Int32) -> Int8 { ref >= 0 ? pointZoom[Int(ref)] : clusterZoom[Int(-1 - ref)] }
@@ -282,8 +290,7 @@ public final class Supercluster: Sendable {
                 }
             }
             @inline(__always) func isNear(_ ref: Int32) -> Bool { (ref >= 0 ? pointNear[Int(ref)] : clusterNear[Int(-1 - ref)]) == z8 }
-            var neighbors: [Int32] = []
-            var scratch: [(key: Int32, ref: Int32)] = []
+            var neighbors: [NeighborGrid.Entry] = []
             // The queries jump about the grid in data order: the cell bounds of the query a few
             // items ahead, then its entries, start loading early.
             let cellsAhead = 12, entriesAhead = 6
@@ -306,25 +313,25 @@ public final class Supercluster: Sendable {
                 }
                 // Only the neighbours no pass has handled yet take part; the grid marks them
                 // claimed, and every one of them is merged or kept below.
-                grid.claim(around: x, y, me: ref, into: &neighbors, scratch: &scratch) { handledZoom($0) > z8 }
+                grid.claim(around: x, y, me: ref, into: &neighbors) { handledZoom($0) > z8 }
                 let originCount = count(ref)
                 var total = originCount
-                for nb in neighbors { total += count(nb) }
+                for nb in neighbors { total += count(nb.ref) }
 
                 if total > originCount && total >= options.minPoints {
                     var wx = x * Double(originCount), wy = y * Double(originCount)
                     let id = (i << 5) + (zoom + 1) + n
                     var accumulated: JSONObject? = nil
                     for nb in neighbors {
-                        setZoom(nb, z8)
-                        let c = count(nb)
+                        setZoom(nb.ref, z8)
+                        let c = count(nb.ref)
                         let (nx, ny) = position(nb)
                         wx += nx * Double(c)
                         wy += ny * Double(c)
-                        setParent(nb, id)
+                        setParent(nb.ref, id)
                         if let props {
                             var folded = accumulated ?? mapped(ref, props)
-                            props.reduce(&folded, mapped(nb, props))
+                            props.reduce(&folded, mapped(nb.ref, props))
                             accumulated = folded
                         }
                     }
@@ -346,9 +353,9 @@ public final class Supercluster: Sendable {
                     keep(ref, x, y)
                     if total > 1 {
                         for nb in neighbors {
-                            setZoom(nb, z8)
+                            setZoom(nb.ref, z8)
                             let (nx, ny) = position(nb)
-                            keep(nb, nx, ny)
+                            keep(nb.ref, nx, ny)
                         }
                     }
                 }
