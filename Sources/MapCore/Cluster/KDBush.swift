@@ -262,14 +262,21 @@ struct NeighborGrid {
 
     /// The cells a radius query around (qx, qy) must read: rows y0...y1, columns x0...x1.
     @inline(__always)
-    private func cells(around qx: Double, _ qy: Double) -> (x0: Int, x1: Int, y0: Int, y1: Int) {
+    private func cells(around qx: Double, _ qy: Double, _ r: Double) -> (x0: Int, x1: Int, y0: Int, y1: Int) {
         (Self.cell(qx - r, side), Self.cell(qx + r, side), Self.cell(qy - r, side), Self.cell(qy + r, side))
     }
 
-    /// Whether an item other than tree slot `slot` lies within the radius of (qx, qy)
-    /// (`within`'s test). Asked before the pass claims anything.
+    /// Added to the radius by `hasOther`: more than twice the largest distance between an item's
+    /// query centre and its Float-rounded position in [0, 1] (about 1e-7), so that every item
+    /// another item's query can find within the radius is found near.
+    static let roundingSlack = 1e-6
+
+    /// Whether an item other than tree slot `slot` lies within the radius plus `roundingSlack`
+    /// of (qx, qy). Asked before the pass claims anything. An item with no other that close is
+    /// beyond the reach of every query of the pass, so the pass need not record its turn.
     func hasOther(than slot: Int, near qx: Double, _ qy: Double) -> Bool {
-        let (x0, x1, y0, y1) = cells(around: qx, qy), r2 = r * r
+        let reach = r + Self.roundingSlack
+        let (x0, x1, y0, y1) = cells(around: qx, qy, reach), r2 = reach * reach
         for cy in y0...y1 {
             for k in Int(cellStart[x0 + side * cy])..<Int(cellStart[x1 + side * cy + 1]) {
                 let e = entries[k]
@@ -283,7 +290,7 @@ struct NeighborGrid {
     /// Starts loading the cell bounds a query around (qx, qy) will read: the pass asks this a
     /// few items ahead, as its queries jump about the grid in data order.
     func prefetchCells(around qx: Double, _ qy: Double) {
-        let (x0, x1, y0, y1) = cells(around: qx, qy)
+        let (x0, x1, y0, y1) = cells(around: qx, qy, r)
         cellStart.withUnsafeBufferPointer { start in
             guard let base = start.baseAddress else { return }
             for cy in y0...y1 {
@@ -295,7 +302,7 @@ struct NeighborGrid {
 
     /// Starts loading the entries a query around (qx, qy) will read (after `prefetchCells`).
     func prefetchEntries(around qx: Double, _ qy: Double) {
-        let (x0, _, y0, y1) = cells(around: qx, qy)
+        let (x0, _, y0, y1) = cells(around: qx, qy, r)
         entries.withUnsafeBufferPointer { entries in
             guard let base = entries.baseAddress else { return }
             for cy in y0...y1 { mc_prefetch(base + Int(cellStart[x0 + side * cy])) }
@@ -305,12 +312,12 @@ struct NeighborGrid {
     /// The pass's query: replaces `out` with the entries within the radius of (qx, qy) that
     /// nothing has claimed yet, in kdbush `within` order, and marks them and the querying item
     /// `me` claimed. The caller must hand every returned item to a cluster or keep it at this
-    /// zoom. `unclaimed` is the pass's own record, asked for candidates the grid has not seen
-    /// claimed (items handled without a query of their own). The `slot` of returned entries is
-    /// meaningless.
-    mutating func claim(around qx: Double, _ qy: Double, me: Int32, into out: inout [Entry], unclaimed: (Int32) -> Bool) {
+    /// zoom. Every item a query can reach has a query of its own (`hasOther`), which marks it at
+    /// its turn, so the marks are the whole record of turns taken. The `slot` of returned
+    /// entries is meaningless.
+    mutating func claim(around qx: Double, _ qy: Double, me: Int32, into out: inout [Entry]) {
         out.removeAll(keepingCapacity: true)
-        let (x0, x1, y0, y1) = cells(around: qx, qy), r2 = r * r
+        let (x0, x1, y0, y1) = cells(around: qx, qy, r), r2 = r * r
         let side = side
         cellStart.withUnsafeBufferPointer { start in
             entries.withUnsafeMutableBufferPointer { entries in
@@ -320,12 +327,8 @@ struct NeighborGrid {
                         let e = entries[k]
                         let dx = Double(e.x) - qx, dy = Double(e.y) - qy
                         guard dx * dx + dy * dy <= r2, e.slot != Self.claimed else { continue }
-                        if e.ref == me {
-                            entries[k].slot = Self.claimed
-                        } else if unclaimed(e.ref) {
-                            out.append(e)
-                            entries[k].slot = Self.claimed
-                        }
+                        if e.ref != me { out.append(e) }
+                        entries[k].slot = Self.claimed
                     }
                 }
             }

@@ -304,8 +304,9 @@ public final class Supercluster: Sendable {
             for (i, ref) in order.enumerated() {
                 prefetch(i + cellsAhead, entries: false)
                 prefetch(i + entriesAhead, entries: true)
+                // Claimed by an earlier turn. (An item's own turn is recorded only in the grid, by
+                // its query; an item without one is beyond every query's reach.)
                 if handledZoom(ref) <= z8 { continue }
-                setZoom(ref, z8)
                 let (x, y) = position(ref)
                 guard isNear(ref) else {
                     keep(ref, x, y)
@@ -313,7 +314,7 @@ public final class Supercluster: Sendable {
                 }
                 // Only the neighbours no pass has handled yet take part; the grid marks them
                 // claimed, and every one of them is merged or kept below.
-                grid.claim(around: x, y, me: ref, into: &neighbors) { handledZoom($0) > z8 }
+                grid.claim(around: x, y, me: ref, into: &neighbors)
                 let originCount = count(ref)
                 var total = originCount
                 for nb in neighbors { total += count(nb.ref) }
