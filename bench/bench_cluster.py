@@ -71,8 +71,9 @@ def cities():
 
 
 def kdbush_baseline(n):
-    """One kdbush tree of n points built in plain C (bench/kdbush_build.c): the floor under each
-    of the per-level trees an exact supercluster index must build."""
+    """One kdbush tree of n points built in plain C (bench/kdbush_build.c), with kdbush's scalar
+    partition scans and with SSE2 scans (MapCore's): the floor under each of the per-level trees
+    an exact supercluster index must build."""
     import tempfile
     exe = os.path.join(tempfile.gettempdir(), "mapcore_kdbush_build")
     subprocess.check_call(["gcc", "-O2", "-o", exe, str(HERE / "kdbush_build.c"), "-lm"])

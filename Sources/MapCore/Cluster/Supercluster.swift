@@ -71,17 +71,19 @@ public final class Supercluster: Sendable {
     // and latitude are interleaved: flat queries read both for items in spatial order, which is
     // a random order of input indexes, so one cache line per point instead of two.
     private let pointLngLat: ContiguousArray<Double>
-    private let pointParent: ContiguousArray<Int>
+    /// The table index of the cluster a point was merged into, or -1.
+    private let pointParent: ContiguousArray<Int32>
 
     // Clusters, in creation order (by zoom, from maxZoom down; within a zoom by id).
     private let clusterX: ContiguousArray<Double>
     private let clusterY: ContiguousArray<Double>
-    private let clusterCount: ContiguousArray<Int>
+    private let clusterCount: ContiguousArray<Int32>
     private let clusterID: ContiguousArray<Int>
-    private let clusterParent: ContiguousArray<Int>
-    /// Where the cluster's first item sat in the level above: the centre of its children search.
-    private let clusterOriginX: ContiguousArray<Double>
-    private let clusterOriginY: ContiguousArray<Double>
+    /// The table index of the cluster a cluster was merged into, or -1.
+    private let clusterParent: ContiguousArray<Int32>
+    /// The item whose turn formed the cluster: its position in the level above is the centre of
+    /// the children query.
+    private let clusterLeader: ContiguousArray<Int32>
     private let clusterProps: [JSONObject]
     /// Table indexes of the clusters formed at zoom z, at [z - minZoom]; ascending ids.
     private let clusterRanges: [Range<Int>]
@@ -176,8 +178,7 @@ public final class Supercluster: Sendable {
         clusterCount = b.clusterCount
         clusterID = b.clusterID
         clusterParent = b.clusterParent
-        clusterOriginX = b.clusterOriginX
-        clusterOriginY = b.clusterOriginY
+        clusterLeader = b.clusterLeader
         clusterProps = b.clusterProps
     }
 
@@ -190,15 +191,15 @@ public final class Supercluster: Sendable {
         let lngLat: ContiguousArray<Double>
         /// Projected positions by input index, rounded to Float as the trees hold them.
         let pointXY: ContiguousArray<Float>
-        var pointParent: ContiguousArray<Int>
+        var pointParent: ContiguousArray<Int32>
         var pointZoom: ContiguousArray<Int8>
         /// The zoom whose pass found another item within the radius of this one (see `cluster`).
         var pointNear: ContiguousArray<Int8>
         var clusterNear = ContiguousArray<Int8>()
         var clusterX = ContiguousArray<Double>(), clusterY = ContiguousArray<Double>()
-        var clusterCount = ContiguousArray<Int>(), clusterID = ContiguousArray<Int>()
-        var clusterParent = ContiguousArray<Int>(), clusterZoom = ContiguousArray<Int8>()
-        var clusterOriginX = ContiguousArray<Double>(), clusterOriginY = ContiguousArray<Double>()
+        var clusterCount = ContiguousArray<Int32>(), clusterID = ContiguousArray<Int>()
+        var clusterParent = ContiguousArray<Int32>(), clusterZoom = ContiguousArray<Int8>()
+        var clusterLeader = ContiguousArray<Int32>()
         var clusterProps: [JSONObject] = []
         /// The neighbour grid, rebuilt for each level in the same memory.
         var grid = NeighborGrid()
@@ -230,13 +231,13 @@ public final class Supercluster: Sendable {
         @inline(__always) func position(_ e: NeighborGrid.Entry) -> (Double, Double) {
             e.ref >= 0 ? (Double(e.x), Double(e.y)) : (clusterX[Int(-1 - e.ref)], clusterY[Int(-1 - e.ref)])
         }
-        @inline(__always) func count(_ ref: Int32) -> Int { ref >= 0 ? 1 : clusterCount[Int(-1 - ref)] }
+        @inline(__always) func count(_ ref: Int32) -> Int { ref >= 0 ? 1 : Int(clusterCount[Int(-1 - ref)]) }
         @inline(__always) func handledZoom(_ ref: Int32) -> Int8 { ref >= 0 ? pointZoom[Int(ref)] : clusterZoom[Int(-1 - ref)] }
         @inline(__always) mutating func setZoom(_ ref: Int32, _ z: Int8) {
             if ref >= 0 { pointZoom[Int(ref)] = z } else { clusterZoom[Int(-1 - ref)] = z }
         }
-        @inline(__always) mutating func setParent(_ ref: Int32, _ id: Int) {
-            if ref >= 0 { pointParent[Int(ref)] = id } else { clusterParent[Int(-1 - ref)] = id }
+        @inline(__always) mutating func setParent(_ ref: Int32, _ parent: Int32) {
+            if ref >= 0 { pointParent[Int(ref)] = parent } else { clusterParent[Int(-1 - ref)] = parent }
         }
         func mapped(_ ref: Int32, _ props: ClusterProperties) -> JSONObject {
             ref >= 0 ? props.map(Supercluster.feature(Int(ref), input, lngLat)) : clusterProps[Int(-1 - ref)]
@@ -323,31 +324,31 @@ public final class Supercluster: Sendable {
                     var wx = x * Double(originCount), wy = y * Double(originCount)
                     let id = (i << 5) + (zoom + 1) + n
                     var accumulated: JSONObject? = nil
+                    let parent = Int32(clusterX.count)
                     for nb in neighbors {
                         setZoom(nb.ref, z8)
                         let c = count(nb.ref)
                         let (nx, ny) = position(nb)
                         wx += nx * Double(c)
                         wy += ny * Double(c)
-                        setParent(nb.ref, id)
+                        setParent(nb.ref, parent)
                         if let props {
                             var folded = accumulated ?? mapped(ref, props)
                             props.reduce(&folded, mapped(nb.ref, props))
                             accumulated = folded
                         }
                     }
-                    setParent(ref, id)
-                    let newRef = Int32(-1 - clusterX.count)
+                    setParent(ref, parent)
+                    let newRef = -1 - parent
                     let cx = wx / Double(total), cy = wy / Double(total)
                     clusterX.append(cx)
                     clusterY.append(cy)
-                    clusterCount.append(total)
+                    clusterCount.append(Int32(total))
                     clusterID.append(id)
                     clusterParent.append(-1)
                     clusterZoom.append(Self.unhandled)
                     clusterNear.append(Self.unhandled)
-                    clusterOriginX.append(x)
-                    clusterOriginY.append(y)
+                    clusterLeader.append(ref)
                     if props != nil { clusterProps.append(accumulated ?? JSONObject()) }
                     keep(newRef, cx, cy)
                 } else {
@@ -378,7 +379,7 @@ public final class Supercluster: Sendable {
     public func pointCount(_ item: ClusterItem) -> Int {
         switch item {
         case .point: return 1
-        case .cluster(let c): return clusterCount[c]
+        case .cluster(let c): return Int(clusterCount[c])
         }
     }
 
@@ -407,7 +408,7 @@ public final class Supercluster: Sendable {
     /// The properties a cluster carries: aggregates first, then the four standard keys.
     public func clusterProperties(_ c: Int) -> JSONObject {
         var props = clusterProps.isEmpty ? JSONObject() : clusterProps[c]
-        let count = clusterCount[c]
+        let count = Int(clusterCount[c])
         props["cluster"] = .bool(true)
         props["cluster_id"] = .int(Int64(clusterID[c]))
         props["point_count"] = .int(Int64(count))
@@ -539,9 +540,15 @@ public final class Supercluster: Sendable {
         let tree = trees[zoomField - options.minZoom]
         let r = options.radius / (options.extent * pow(2, Double(zoomField - 1)))
         var out: [ClusterItem] = []
-        tree.within(clusterOriginX[c], clusterOriginY[c], r) { ref in
+        // The leader's position as the pass saw it: a point's tree coordinates (its projection
+        // rounded to Float), a cluster's exact centre.
+        let leader = clusterLeader[c]
+        let (ox, oy) = leader >= 0
+            ? (Double(Float(Projection.x(lng: pointLngLat[2 * Int(leader)]))), Double(Float(Projection.y(lat: pointLngLat[2 * Int(leader) + 1]))))
+            : (clusterX[Int(-1 - leader)], clusterY[Int(-1 - leader)])
+        tree.within(ox, oy, r) { ref in
             let parent = ref >= 0 ? pointParent[Int(ref)] : clusterParent[Int(-1 - ref)]
-            if parent == clusterID { out.append(ClusterItem(ref: ref)) }
+            if parent == Int32(c) { out.append(ClusterItem(ref: ref)) }
         }
         guard !out.isEmpty else { throw MapCoreError(.notFound, "No cluster with the specified id (\(clusterID)).") }
         return out
@@ -563,8 +570,8 @@ public final class Supercluster: Sendable {
         for child in try children(of: id) {
             switch child {
             case .cluster(let c):
-                if skipped + clusterCount[c] <= offset {
-                    skipped += clusterCount[c]
+                if skipped + Int(clusterCount[c]) <= offset {
+                    skipped += Int(clusterCount[c])
                 } else {
                     try appendLeaves(clusterID[c], offset: offset, limit: limit, skipped: &skipped, into: &out)
                 }
@@ -621,8 +628,9 @@ public final class Supercluster: Sendable {
 
     /// Bytes held by the index (trees and tables, not the input features).
     public var indexByteCount: Int {
-        trees.reduce(0) { $0 + $1.byteCount } + pointLngLat.capacity * 8 + pointParent.capacity * 8
-            + clusterX.capacity * 8 * 7
+        trees.reduce(0) { $0 + $1.byteCount } + pointLngLat.capacity * 8 + pointParent.capacity * 4
+            + clusterX.capacity * 8 + clusterY.capacity * 8 + clusterID.capacity * 8
+            + (clusterCount.capacity + clusterParent.capacity + clusterLeader.capacity) * 4
     }
 
     // MARK: GeoJSON output
