@@ -244,9 +244,10 @@ struct NeighborGrid {
     }
 
     @inline(__always) private static func cell(_ v: Double, _ side: Int) -> Int {
-        let c = (v * Double(side)).rounded(.down)
+        let c = v * Double(side)
         guard c >= 0 else { return 0 }  // also NaN
-        return c >= Double(side) ? side - 1 : Int(c)
+        // Truncation is the floor here (c >= 0) and, unlike `rounded(.down)`, no libm call.
+        return c < Double(side) ? Int(c) : side - 1
     }
 
     var entryCount: Int { entries.count }
