@@ -260,23 +260,23 @@ public final class Supercluster: Sendable {
                 nextXY.append(Float(x))
                 nextXY.append(Float(y))
             }
-            // Which items have any other item within the radius: asked cell by cell, so memory
-            // is read in spatial order, where the pass below visits items in data order (a cache
-            // miss per lookup). At high zooms almost every item is alone and skips its lookup;
-            // the pass only removes items from the level, so "alone" stays true.
-            // Every item is one slot, so the two halves of the cells write disjoint entries and
-            // run on two threads. (Scoped: the copies of the grid and the centre tables must be
-            // released before the pass changes them.)
+            // Which items have any other item within the radius (plus `roundingSlack`): asked
+            // cell by cell, so memory is read in spatial order, where the pass below visits
+            // items in data order (a cache miss per lookup). At high zooms almost every item is
+            // alone and skips its lookup; the pass only removes items from the level, so "alone"
+            // stays true. Every item is one slot, so the two halves of the cells write disjoint
+            // entries and run on two threads. (Scoped: the copy of the grid must be released
+            // before the pass changes it.)
             do {
-                let centreX = clusterX, centreY = clusterY, grid = grid
+                let grid = grid
                 pointNear.withUnsafeMutableBufferPointer { pointNear in
                     clusterNear.withUnsafeMutableBufferPointer { clusterNear in
                         func markNear(_ cells: Range<Int>) {
-                            grid.forEachEntry(in: cells) { slot, ref, fx, fy in
-                                // A point sits at its tree coordinates; a cluster's query centre is
-                                // its exact (unrounded) position, as in the pass below.
-                                let (qx, qy) = ref >= 0 ? (fx, fy) : (centreX[Int(-1 - ref)], centreY[Int(-1 - ref)])
-                                if grid.hasOther(than: slot, near: qx, qy) {
+                            grid.forEachEntry(in: cells) { slot, ref, x, y in
+                                // From the entry's rounded position, not a cluster's exact centre:
+                                // the two are closer than the slack `hasOther` adds, so the flags
+                                // still cover every item a query can reach or that can reach one.
+                                if grid.hasOther(than: slot, near: x, y) {
                                     if ref >= 0 { pointNear[Int(ref)] = z8 } else { clusterNear[Int(-1 - ref)] = z8 }
                                 }
                             }
