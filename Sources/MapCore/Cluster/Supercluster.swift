@@ -59,6 +59,22 @@ public struct TileItem: Sendable, Equatable {
     public var y: Double
 }
 
+/// A cluster's record. What a clustering pass reads and writes about a neighbouring cluster sits
+/// together, so it costs one cache miss, not one per table.
+struct ClusterNode {
+    /// The weighted centre in the unit square (not rounded: the tree holds it as Float).
+    var x: Double, y: Double
+    var id: Int
+    var count: Int32
+    /// The table index of the cluster this one was merged into, or -1.
+    var parent: Int32 = -1
+    /// The item whose turn formed the cluster: its position in the level above is the centre of
+    /// the children query.
+    var leader: Int32
+    /// Build state: the zoom whose pass claimed it, and the zoom whose prepass found it near.
+    var zoom = Int8.max, near = Int8.max
+}
+
 public final class Supercluster: Sendable {
     public let options: SuperclusterOptions
     public let clusterProperties: ClusterProperties?
@@ -75,15 +91,7 @@ public final class Supercluster: Sendable {
     private let pointParent: ContiguousArray<Int32>
 
     // Clusters, in creation order (by zoom, from maxZoom down; within a zoom by id).
-    private let clusterX: ContiguousArray<Double>
-    private let clusterY: ContiguousArray<Double>
-    private let clusterCount: ContiguousArray<Int32>
-    private let clusterID: ContiguousArray<Int>
-    /// The table index of the cluster a cluster was merged into, or -1.
-    private let clusterParent: ContiguousArray<Int32>
-    /// The item whose turn formed the cluster: its position in the level above is the centre of
-    /// the children query.
-    private let clusterLeader: ContiguousArray<Int32>
+    private let clusters: ContiguousArray<ClusterNode>
     private let clusterProps: [JSONObject]
     /// Table indexes of the clusters formed at zoom z, at [z - minZoom]; ascending ids.
     private let clusterRanges: [Range<Int>]
@@ -162,9 +170,9 @@ public final class Supercluster: Sendable {
         var levelOrder = order
         var clusterRanges = [Range<Int>](repeating: 0..<0, count: trees.count - 1)
         for z in stride(from: options.maxZoom, through: options.minZoom, by: -1) {
-            let first = b.clusterX.count
+            let first = b.clusters.count
             let (nextOrder, nextXY) = b.cluster(tree: tree, order: levelOrder, zoom: z)
-            clusterRanges[z - options.minZoom] = first..<b.clusterX.count
+            clusterRanges[z - options.minZoom] = first..<b.clusters.count
             // The positions move into the tree (no copy); the order stays, as the next pass's.
             tree = KDBush(refs: nextOrder, xy: consume nextXY, nodeSize: options.nodeSize)
             trees[z - options.minZoom] = tree
@@ -173,12 +181,7 @@ public final class Supercluster: Sendable {
         self.clusterRanges = clusterRanges
         self.trees = trees
         pointParent = b.pointParent
-        clusterX = b.clusterX
-        clusterY = b.clusterY
-        clusterCount = b.clusterCount
-        clusterID = b.clusterID
-        clusterParent = b.clusterParent
-        clusterLeader = b.clusterLeader
+        clusters = b.clusters
         clusterProps = b.clusterProps
     }
 
@@ -195,11 +198,7 @@ public final class Supercluster: Sendable {
         var pointZoom: ContiguousArray<Int8>
         /// The zoom whose pass found another item within the radius of this one (see `cluster`).
         var pointNear: ContiguousArray<Int8>
-        var clusterNear = ContiguousArray<Int8>()
-        var clusterX = ContiguousArray<Double>(), clusterY = ContiguousArray<Double>()
-        var clusterCount = ContiguousArray<Int32>(), clusterID = ContiguousArray<Int>()
-        var clusterParent = ContiguousArray<Int32>(), clusterZoom = ContiguousArray<Int8>()
-        var clusterLeader = ContiguousArray<Int32>()
+        var clusters = ContiguousArray<ClusterNode>()
         var clusterProps: [JSONObject] = []
         /// The neighbour grid, rebuilt for each level in the same memory.
         var grid = NeighborGrid()
@@ -224,20 +223,20 @@ public final class Supercluster: Sendable {
                 return (Double(pointXY[2 * Int(ref)]), Double(pointXY[2 * Int(ref) + 1]))
             }
             let c = Int(-1 - ref)
-            return (clusterX[c], clusterY[c])
+            return (clusters[c].x, clusters[c].y)
         }
         /// A neighbour's position: a point's is its grid entry's (the tree coordinates); a
         /// cluster's is its exact centre, which the entry only holds rounded.
         @inline(__always) func position(_ e: NeighborGrid.Entry) -> (Double, Double) {
-            e.ref >= 0 ? (Double(e.x), Double(e.y)) : (clusterX[Int(-1 - e.ref)], clusterY[Int(-1 - e.ref)])
+            e.ref >= 0 ? (Double(e.x), Double(e.y)) : (clusters[Int(-1 - e.ref)].x, clusters[Int(-1 - e.ref)].y)
         }
-        @inline(__always) func count(_ ref: Int32) -> Int { ref >= 0 ? 1 : Int(clusterCount[Int(-1 - ref)]) }
-        @inline(__always) func handledZoom(_ ref: Int32) -> Int8 { ref >= 0 ? pointZoom[Int(ref)] : clusterZoom[Int(-1 - ref)] }
+        @inline(__always) func count(_ ref: Int32) -> Int { ref >= 0 ? 1 : Int(clusters[Int(-1 - ref)].count) }
+        @inline(__always) func handledZoom(_ ref: Int32) -> Int8 { ref >= 0 ? pointZoom[Int(ref)] : clusters[Int(-1 - ref)].zoom }
         @inline(__always) mutating func setZoom(_ ref: Int32, _ z: Int8) {
-            if ref >= 0 { pointZoom[Int(ref)] = z } else { clusterZoom[Int(-1 - ref)] = z }
+            if ref >= 0 { pointZoom[Int(ref)] = z } else { clusters[Int(-1 - ref)].zoom = z }
         }
         @inline(__always) mutating func setParent(_ ref: Int32, _ parent: Int32) {
-            if ref >= 0 { pointParent[Int(ref)] = parent } else { clusterParent[Int(-1 - ref)] = parent }
+            if ref >= 0 { pointParent[Int(ref)] = parent } else { clusters[Int(-1 - ref)].parent = parent }
         }
         func mapped(_ ref: Int32, _ props: ClusterProperties) -> JSONObject {
             ref >= 0 ? props.map(Supercluster.feature(Int(ref), input, lngLat)) : clusterProps[Int(-1 - ref)]
@@ -270,14 +269,14 @@ public final class Supercluster: Sendable {
             do {
                 let grid = grid
                 pointNear.withUnsafeMutableBufferPointer { pointNear in
-                    clusterNear.withUnsafeMutableBufferPointer { clusterNear in
+                    clusters.withUnsafeMutableBufferPointer { clusters in
                         func markNear(_ cells: Range<Int>) {
                             grid.forEachEntry(in: cells) { slot, ref, x, y in
                                 // From the entry's rounded position, not a cluster's exact centre:
                                 // the two are closer than the slack `hasOther` adds, so the flags
                                 // still cover every item a query can reach or that can reach one.
                                 if grid.hasOther(than: slot, near: x, y) {
-                                    if ref >= 0 { pointNear[Int(ref)] = z8 } else { clusterNear[Int(-1 - ref)] = z8 }
+                                    if ref >= 0 { pointNear[Int(ref)] = z8 } else { clusters[Int(-1 - ref)].near = z8 }
                                 }
                             }
                         }
@@ -290,7 +289,7 @@ public final class Supercluster: Sendable {
                     }
                 }
             }
-            @inline(__always) func isNear(_ ref: Int32) -> Bool { (ref >= 0 ? pointNear[Int(ref)] : clusterNear[Int(-1 - ref)]) == z8 }
+            @inline(__always) func isNear(_ ref: Int32) -> Bool { (ref >= 0 ? pointNear[Int(ref)] : clusters[Int(-1 - ref)].near) == z8 }
             var neighbors: [NeighborGrid.Entry] = []
             // The queries jump about the grid in data order: the cell bounds of the query a few
             // items ahead, then its entries, start loading early.
@@ -324,7 +323,7 @@ public final class Supercluster: Sendable {
                     var wx = x * Double(originCount), wy = y * Double(originCount)
                     let id = (i << 5) + (zoom + 1) + n
                     var accumulated: JSONObject? = nil
-                    let parent = Int32(clusterX.count)
+                    let parent = Int32(clusters.count)
                     for nb in neighbors {
                         setZoom(nb.ref, z8)
                         let c = count(nb.ref)
@@ -341,14 +340,7 @@ public final class Supercluster: Sendable {
                     setParent(ref, parent)
                     let newRef = -1 - parent
                     let cx = wx / Double(total), cy = wy / Double(total)
-                    clusterX.append(cx)
-                    clusterY.append(cy)
-                    clusterCount.append(Int32(total))
-                    clusterID.append(id)
-                    clusterParent.append(-1)
-                    clusterZoom.append(Self.unhandled)
-                    clusterNear.append(Self.unhandled)
-                    clusterLeader.append(ref)
+                    clusters.append(ClusterNode(x: cx, y: cy, id: id, count: Int32(total), leader: ref))
                     if props != nil { clusterProps.append(accumulated ?? JSONObject()) }
                     keep(newRef, cx, cy)
                 } else {
@@ -379,7 +371,7 @@ public final class Supercluster: Sendable {
     public func pointCount(_ item: ClusterItem) -> Int {
         switch item {
         case .point: return 1
-        case .cluster(let c): return Int(clusterCount[c])
+        case .cluster(let c): return Int(clusters[c].count)
         }
     }
 
@@ -387,7 +379,7 @@ public final class Supercluster: Sendable {
     public func id(_ item: ClusterItem) -> Int {
         switch item {
         case .point(let i): return i
-        case .cluster(let c): return clusterID[c]
+        case .cluster(let c): return clusters[c].id
         }
     }
 
@@ -395,7 +387,7 @@ public final class Supercluster: Sendable {
     public func position(_ item: ClusterItem) -> (lng: Double, lat: Double) {
         switch item {
         case .point(let i): return (pointLngLat[2 * i], pointLngLat[2 * i + 1])
-        case .cluster(let c): return (Projection.lng(x: clusterX[c]), Projection.lat(y: clusterY[c]))
+        case .cluster(let c): return (Projection.lng(x: clusters[c].x), Projection.lat(y: clusters[c].y))
         }
     }
 
@@ -408,9 +400,9 @@ public final class Supercluster: Sendable {
     /// The properties a cluster carries: aggregates first, then the four standard keys.
     public func clusterProperties(_ c: Int) -> JSONObject {
         var props = clusterProps.isEmpty ? JSONObject() : clusterProps[c]
-        let count = Int(clusterCount[c])
+        let count = Int(clusters[c].count)
         props["cluster"] = .bool(true)
-        props["cluster_id"] = .int(Int64(clusterID[c]))
+        props["cluster_id"] = .int(Int64(clusters[c].id))
         props["point_count"] = .int(Int64(count))
         props["point_count_abbreviated"] = Self.abbreviated(count)
         return props
@@ -439,9 +431,9 @@ public final class Supercluster: Sendable {
         var lo = range.lowerBound, hi = range.upperBound
         while lo < hi {
             let mid = (lo + hi) >> 1
-            if clusterID[mid] < id { lo = mid + 1 } else { hi = mid }
+            if clusters[mid].id < id { lo = mid + 1 } else { hi = mid }
         }
-        guard lo < range.upperBound, clusterID[lo] == id else { throw notFound }
+        guard lo < range.upperBound, clusters[lo].id == id else { throw notFound }
         return lo
     }
 
@@ -519,8 +511,8 @@ public final class Supercluster: Sendable {
                     px = Projection.x(lng: pointLngLat[2 * i])
                     py = Projection.y(lat: pointLngLat[2 * i + 1])
                 case .cluster(let c):
-                    px = clusterX[c]
-                    py = clusterY[c]
+                    px = clusters[c].x
+                    py = clusters[c].y
                 }
                 out.append(TileItem(item: item,
                                     x: Self.jsRound(options.extent * (px * z2 - shiftX)),
@@ -542,12 +534,12 @@ public final class Supercluster: Sendable {
         var out: [ClusterItem] = []
         // The leader's position as the pass saw it: a point's tree coordinates (its projection
         // rounded to Float), a cluster's exact centre.
-        let leader = clusterLeader[c]
+        let leader = clusters[c].leader
         let (ox, oy) = leader >= 0
             ? (Double(Float(Projection.x(lng: pointLngLat[2 * Int(leader)]))), Double(Float(Projection.y(lat: pointLngLat[2 * Int(leader) + 1]))))
-            : (clusterX[Int(-1 - leader)], clusterY[Int(-1 - leader)])
+            : (clusters[Int(-1 - leader)].x, clusters[Int(-1 - leader)].y)
         tree.within(ox, oy, r) { ref in
-            let parent = ref >= 0 ? pointParent[Int(ref)] : clusterParent[Int(-1 - ref)]
+            let parent = ref >= 0 ? pointParent[Int(ref)] : clusters[Int(-1 - ref)].parent
             if parent == Int32(c) { out.append(ClusterItem(ref: ref)) }
         }
         guard !out.isEmpty else { throw MapCoreError(.notFound, "No cluster with the specified id (\(clusterID)).") }
@@ -570,10 +562,10 @@ public final class Supercluster: Sendable {
         for child in try children(of: id) {
             switch child {
             case .cluster(let c):
-                if skipped + Int(clusterCount[c]) <= offset {
-                    skipped += Int(clusterCount[c])
+                if skipped + Int(clusters[c].count) <= offset {
+                    skipped += Int(clusters[c].count)
                 } else {
-                    try appendLeaves(clusterID[c], offset: offset, limit: limit, skipped: &skipped, into: &out)
+                    try appendLeaves(clusters[c].id, offset: offset, limit: limit, skipped: &skipped, into: &out)
                 }
             case .point(let i):
                 if skipped < offset { skipped += 1 } else { out.append(i) }
@@ -591,7 +583,7 @@ public final class Supercluster: Sendable {
             let children = try children(of: id)
             zoom += 1
             guard children.count == 1, case .cluster(let c) = children[0] else { break }
-            id = self.clusterID[c]
+            id = clusters[c].id
         }
         return zoom
     }
@@ -629,8 +621,7 @@ public final class Supercluster: Sendable {
     /// Bytes held by the index (trees and tables, not the input features).
     public var indexByteCount: Int {
         trees.reduce(0) { $0 + $1.byteCount } + pointLngLat.capacity * 8 + pointParent.capacity * 4
-            + clusterX.capacity * 8 + clusterY.capacity * 8 + clusterID.capacity * 8
-            + (clusterCount.capacity + clusterParent.capacity + clusterLeader.capacity) * 4
+            + clusters.capacity * MemoryLayout<ClusterNode>.stride
     }
 
     // MARK: GeoJSON output
@@ -643,7 +634,7 @@ public final class Supercluster: Sendable {
         case .cluster(let c):
             w.openObject()
             w.key("type"); w.writeString("Feature")
-            w.key("id"); w.writeInt(Int64(clusterID[c]))
+            w.key("id"); w.writeInt(Int64(clusters[c].id))
             w.key("properties"); w.writeObject(clusterProperties(c))
             w.key("geometry")
             w.openObject()
@@ -696,7 +687,7 @@ public final class Supercluster: Sendable {
             switch t.item {
             case .cluster(let c):
                 w.writeObject(clusterProperties(c))
-                w.key("id"); w.writeInt(Int64(clusterID[c]))
+                w.key("id"); w.writeInt(Int64(clusters[c].id))
             case .point(let i):
                 let f = feature(i)
                 if let p = f.properties { w.writeObject(p) } else { w.writeNull() }
