@@ -63,4 +63,9 @@ static inline void mc_prefetch(const void *p) {
     __builtin_prefetch(p);
 }
 
+/* The same, for a line about to be written. */
+static inline void mc_prefetch_write(const void *p) {
+    __builtin_prefetch(p, 1);
+}
+
 #endif

@@ -36,8 +36,9 @@ private func tileFeatures(_ v: JSONValue) -> [JSONObject] {
 private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.feature(i).properties?["name"]?.stringValue }
 
 @Suite struct SuperclusterFacts {
-    /// The computed report rank of every slot equals its position in a whole-tree query, for
-    /// sizes around the bucket boundaries (where the shape of the tree changes).
+    /// The report rank of every slot equals its position in a whole-tree query, for sizes around
+    /// the bucket boundaries (where the shape of the tree changes); a level tree's ranks by
+    /// level index are the same ranks.
     @Test func reportRankIsTheQueryOrder() {
         var rng = SeededGenerator(seed: 3)
         for (count, nodeSize) in [(1, 64), (64, 64), (65, 64), (66, 64), (129, 64), (1000, 2), (1000, 3), (5000, 64), (4097, 16)] {
@@ -49,13 +50,22 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.feature(i).prope
             // refs were the input indices; map each reported ref back to its slot.
             var slotOf = [Int](repeating: 0, count: count)
             for slot in 0..<count { slotOf[Int(tree.refs[slot])] = slot }
-            let ranks = reported.map { tree.reportRank(slotOf[$0]) }
+            let slotRanks = tree.reportRanks()
+            let ranks = reported.map { Int(slotRanks[slotOf[$0]]) }
             #expect(ranks == Array(0..<count), "count \(count), nodeSize \(nodeSize)")
+            let order = ContiguousArray((0..<count).map { Int32(-1 - $0) })
+            let levels = LevelTrees(levels: 1, nodeSize: nodeSize, threaded: false)
+            levels.submit(0, order: order, xy: xy)
+            let levelRanks = levels.takeRanks(0)
+            let levelTree = levels.finish()[0]
+            #expect(levelTree.refs == ContiguousArray(tree.refs.map { -1 - $0 }) && levelTree.coords == tree.coords)
+            #expect((0..<count).allSatisfy { levelRanks?[$0] == slotRanks[slotOf[$0]] }, "count \(count), nodeSize \(nodeSize)")
         }
     }
 
-    /// A tree built on two threads is the same array as one built on one, at the sizes where
-    /// the split below the root starts (and where kdbush does not split at all).
+    /// A tree built on two threads (split below the root, or in tasks by `LevelTrees`) is the
+    /// same array as one built on one, at the sizes where the splits start (and where kdbush does
+    /// not split at all).
     @Test func twoThreadBuildIsTheSameTree() {
         var rng = SeededGenerator(seed: 5)
         for (count, nodeSize) in [(70_000, 64), (3, 2), (65, 64), (66, 64), (1000, 999), (1000, 998), (5000, 2)] {
@@ -68,6 +78,14 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.feature(i).prope
             let serial = KDBush(refs: refs, xy: xy, nodeSize: nodeSize, parallelFrom: .max)
             let parallel = KDBush(refs: refs, xy: xy, nodeSize: nodeSize, parallelFrom: 2)
             #expect(serial.refs == parallel.refs && serial.coords == parallel.coords, "count \(count), nodeSize \(nodeSize)")
+            // The same tree again from the build's task scheduler, with its helper thread.
+            let levels = LevelTrees(levels: 2, nodeSize: nodeSize, threaded: true)
+            levels.submit(1, order: refs, xy: xy)
+            levels.submit(0, order: refs, xy: xy)
+            _ = levels.takeRanks(1)
+            for tree in levels.finish() {
+                #expect(tree.refs == serial.refs && tree.coords == serial.coords, "count \(count), nodeSize \(nodeSize)")
+            }
         }
     }
 
@@ -95,25 +113,32 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.feature(i).prope
         }
     }
 
-    /// The index's fast build (neighbour grid, near-item prepass on two threads, claims, prefetch)
-    /// gives exactly supercluster's levels: every level's items in order with ids, counts and
-    /// positions, every cluster's children and its float sum (folded in supercluster's order),
-    /// compared with a plain transcription of supercluster's `_cluster` over kdbush queries.
+    /// The index's fast build (a neighbour grid of the near items, claims, turns completed once
+    /// their level's tree is built, trees built on two threads in tasks, prefetch) gives exactly
+    /// supercluster's levels: every level's items in order with ids, counts and positions, every
+    /// cluster's children and its float sum (folded in supercluster's order), compared with a
+    /// plain transcription of supercluster's `_cluster` over kdbush queries.
     /// The data mixes uniform points with tight groups and repeated positions, so clusters have
-    /// many neighbours at every zoom; 70,000 points take the two-thread paths.
+    /// many neighbours at every zoom; 70,000 points take the two-thread paths; the dense set
+    /// crowds grid cells.
     @Test func buildEqualsReferenceSupercluster() throws {
         var rng = SeededGenerator(seed: 21)
-        func features(_ count: Int) -> [Feature] {
+        /// `dense`: most points in a 2° square (crowded grid cells, kept sorted by x).
+        func features(_ count: Int, dense: Bool = false) -> [Feature] {
             var out: [Feature] = []
             var centre = (0.0, 0.0)
             for i in 0..<count {
                 let lng: Double, lat: Double
                 switch i % 10 {
+                case 0..<3 where dense:
+                    lng = Double.random(in: 2...4, using: &rng)
+                    lat = Double.random(in: 47...49, using: &rng)
                 case 0..<5:
                     lng = Double.random(in: -180...180, using: &rng)
                     lat = Double.random(in: -85...85, using: &rng)
                 case 5:
-                    centre = (Double.random(in: -170...170, using: &rng), Double.random(in: -80...80, using: &rng))
+                    centre = dense ? (Double.random(in: 2...4, using: &rng), Double.random(in: 47...49, using: &rng))
+                        : (Double.random(in: -170...170, using: &rng), Double.random(in: -80...80, using: &rng))
                     (lng, lat) = centre
                 case 6, 7:
                     (lng, lat) = centre
@@ -127,8 +152,9 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.feature(i).prope
             return out
         }
         let sum = JSONValue.object(JSONObject([("w", .array([.string("+"), .array([.string("get"), .string("w")])]))]))
-        for (count, minPoints, nodeSize) in [(70_000, 2, 64), (20_000, 5, 16), (3_000, 3, 64)] {
-            let input = features(count)
+        for (count, minPoints, nodeSize, dense) in [(70_000, 2, 64, false), (20_000, 5, 16, false), (3_000, 3, 64, false),
+                                                    (30_000, 2, 64, true)] {
+            let input = features(count, dense: dense)
             let sc = try index(input, { $0.minPoints = minPoints; $0.nodeSize = nodeSize }, properties: sum)
             let reference = ReferenceSupercluster(input, options: sc.options, properties: try ClusterProperties(json: sum))
             var mismatches = 0
@@ -143,13 +169,42 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.feature(i).prope
                 // Reported by first difference: a whole level is too long to print.
                 if let k = (0..<min(got.count, expected.count)).first(where: { got[$0] != expected[$0] }) ?? (got.count == expected.count ? nil : min(got.count, expected.count)) {
                     mismatches += 1
-                    Issue.record("count \(count), minPoints \(minPoints), level \(z), item \(k) of \(expected.count): got \(k < got.count ? got[k] : []), expected \(k < expected.count ? expected[k] : [])")
+                    Issue.record("count \(count), minPoints \(minPoints), dense \(dense), level \(z), item \(k) of \(expected.count): got \(k < got.count ? got[k] : []), expected \(k < expected.count ? expected[k] : [])")
                 }
                 for item in got where item[3] > 1 && z <= sc.options.maxZoom && z % 4 == 0 {
                     let children = try sc.children(of: Int(item[0])).map { Double(sc.id($0)) }
                     #expect(children == reference.children(of: Int(item[0])), "children of \(Int(item[0]))")
                 }
             }
+        }
+    }
+
+    /// A point farther than the radius from every other point, but within it of a cluster formed
+    /// one zoom higher, joins that cluster. (A pass indexes only items with another item within
+    /// reach, judged by a bound on each point's distance to its nearest neighbour, which every
+    /// new cluster must lower around it.)
+    @Test func pointJoinsClusterFormedAboveIt() throws {
+        let z = 10
+        let r = 40.0 / (512 * pow(2, Double(z)))
+        // A and B (0.48 r apart) merge at zoom 11 into M halfway; C is 0.995 r from M but
+        // 1.02 r from A and B.
+        let a = 0.24 * r, h = 0.995 * r
+        let positions = [(0.5, 0.5), (0.5 + 2 * a, 0.5), (0.5 + a, 0.5 + h)]
+        let input = positions.map { Feature(geometry: .point(Projection.lng(x: $0.0), Projection.lat(y: $0.1)), properties: JSONObject()) }
+        let sc = try index(input)
+        func counts(_ zoom: Int) throws -> [Int] {
+            try sc.clusters(west: -180, south: -90, east: 180, north: 90, zoom: Double(zoom)).map { sc.pointCount($0) }.sorted()
+        }
+        #expect(try counts(12) == [1, 1, 1])
+        #expect(try counts(11) == [1, 2])
+        #expect(try counts(z) == [3])
+        let reference = ReferenceSupercluster(input, options: sc.options, properties: try ClusterProperties(json: .object(JSONObject())))
+        for zoom in 0...17 {
+            let got = try sc.clusters(west: -180, south: -90, east: 180, north: 90, zoom: Double(zoom)).map { item in
+                let record = sc.record(item)
+                return [Double(record.id), record.lng, record.lat, Double(record.pointCount)]
+            }
+            #expect(got == reference.level(zoom).map { Array($0.prefix(4)) }, "zoom \(zoom)")
         }
     }
 

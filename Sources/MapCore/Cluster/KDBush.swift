@@ -6,53 +6,142 @@
 import CMapCoreKernels
 import Glibc
 
-struct KDBush {
+/// A level's report ranks by level index (`KDBush.placeLevelRefs`): allocated by the thread that
+/// submits the level and filled by the one that completes its tree.
+final class LevelRanks: @unchecked Sendable {
+    let base: UnsafeMutablePointer<Int32>
+    let count: Int
+
+    /// Room for `count` ranks; `placeLevelRefs` initialises them (so the pages are first
+    /// touched by the thread that fills them).
+    init(count: Int) {
+        self.count = max(0, count)
+        base = .allocate(capacity: self.count)
+    }
+
+    deinit {
+        base.deinitialize(count: count)
+        base.deallocate()
+    }
+
+    /// The rank of level index `i`, or Int32.max outside the level.
+    subscript(i: Int) -> Int32 { i >= 0 && i < count ? base[i] : Int32.max }
+}
+
+/// A tree's arrays: allocated once at their final size and never moved, so that builders on
+/// several threads can work on disjoint ranges through raw pointers.
+final class KDStorage: @unchecked Sendable {
     /// The caller's item references, permuted into tree order.
-    private(set) var refs: ContiguousArray<Int32>
+    let refs: UnsafeMutablePointer<Int32>
     /// Interleaved x, y of each entry of `refs`.
-    private(set) var coords: ContiguousArray<Float>
+    let coords: UnsafeMutablePointer<Float>
+    let count: Int
+
+    /// `refs` and their positions (`xy` interleaved, at least one pair per ref), in input order.
+    convenience init<Refs: Collection<Int32>>(refs: Refs, xy: ContiguousArray<Float>) {
+        self.init(count: min(refs.count, xy.count / 2))
+        fill(refs: refs, xy: xy)
+    }
+
+    /// Room for `count` entries, to be filled (`fill`) before anything reads them.
+    init(count: Int) {
+        self.count = max(0, count)
+        refs = .allocate(capacity: self.count)
+        coords = .allocate(capacity: 2 * self.count)
+    }
+
+    /// Puts the first `count` refs and their positions in, in input order.
+    func fill<Refs: Collection<Int32>>(refs: Refs, xy: ContiguousArray<Float>) {
+        var slot = 0
+        for ref in refs.prefix(count) {
+            self.refs.advanced(by: slot).initialize(to: ref)
+            slot += 1
+        }
+        self.refs.advanced(by: slot).initialize(repeating: 0, count: count - slot)
+        xy.withUnsafeBufferPointer { xy in
+            let filled = min(2 * count, xy.count)
+            if let base = xy.baseAddress { coords.initialize(from: base, count: filled) }
+            coords.advanced(by: filled).initialize(repeating: 0, count: 2 * count - filled)
+        }
+    }
+
+    deinit {
+        refs.deinitialize(count: count)
+        refs.deallocate()
+        coords.deinitialize(count: 2 * count)
+        coords.deallocate()
+    }
+}
+
+struct KDBush: Sendable {
+    let storage: KDStorage
     let nodeSize: Int
 
     /// Builds the tree over `refs` with their positions (`xy` interleaved, one pair per ref);
     /// trees of `parallelFrom` items or more are built on two threads.
     init(refs: ContiguousArray<Int32>, xy: ContiguousArray<Float>, nodeSize: Int, parallelFrom: Int = KDBush.parallelBuildSize) {
-        self.refs = refs
-        self.coords = xy
+        self.init(unsorted: KDStorage(refs: refs, xy: xy), nodeSize: nodeSize)
+        guard count > 1 else { return }
+        let sorter = Sorter(storage, nodeSize: self.nodeSize)
+        let right = count - 1
+        // The two halves below the root are disjoint ranges sorted independently, so a
+        // helper thread can take one: the result is the same array.
+        guard count >= parallelFrom, right > self.nodeSize else {
+            sorter.sort(left: 0, right: right, axis: 0)
+            return
+        }
+        let m = right >> 1
+        sorter.select(k: m, left: 0, right: right, axis: 0)
+        runConcurrently({ sorter.sort(left: 0, right: m - 1, axis: 1) },
+                        { sorter.sort(left: m + 1, right: right, axis: 1) })
+    }
+
+    /// A tree over `storage`, which its builder sorts (`Sorter`) before the tree is queried.
+    init(unsorted storage: KDStorage, nodeSize: Int) {
+        self.storage = storage
         self.nodeSize = max(2, nodeSize)
-        guard refs.count > 1 else { return }
-        let size = self.nodeSize
-        self.refs.withUnsafeMutableBufferPointer { r in
-            self.coords.withUnsafeMutableBufferPointer { c in
-                guard let rb = r.baseAddress, let cb = c.baseAddress else { return }
-                let sorter = Sorter(refs: rb, coords: cb, nodeSize: size)
-                let right = r.count - 1
-                // The two halves below the root are disjoint ranges sorted independently, so a
-                // helper thread can take one: the result is the same array.
-                guard right + 1 >= parallelFrom, right > size else { return sorter.sort(left: 0, right: right, axis: 0) }
-                let m = right >> 1
-                sorter.select(k: m, left: 0, right: right, axis: 0)
-                runConcurrently({ sorter.sort(left: 0, right: m - 1, axis: 1) },
-                                { sorter.sort(left: m + 1, right: right, axis: 1) })
+    }
+
+    var count: Int { storage.count }
+    /// Copies of the arrays in tree order (for tests and statistics).
+    var refs: ContiguousArray<Int32> { ContiguousArray(UnsafeBufferPointer(start: storage.refs, count: count)) }
+    var coords: ContiguousArray<Float> { ContiguousArray(UnsafeBufferPointer(start: storage.coords, count: 2 * count)) }
+    var sorter: Sorter { Sorter(storage, nodeSize: nodeSize) }
+
+    /// For a tree built over level indexes: stores the report rank of each level index in
+    /// `ranks` (when given), then puts `order[i]` in place of each index i.
+    func placeLevelRefs(_ order: ContiguousArray<Int32>, ranks: LevelRanks?) {
+        if let ranks, ranks.count == count {
+            ranks.base.initialize(repeating: Int32.max, count: count)
+            var next: Int32 = 0
+            forEachSlotInReportOrder { slot in
+                ranks.base[Int(storage.refs[slot])] = next
+                next &+= 1
+            }
+        }
+        order.withUnsafeBufferPointer { order in
+            for s in 0..<count {
+                let i = Int(storage.refs[s])
+                if i >= 0, i < order.count { storage.refs[s] = order[i] }
             }
         }
     }
-
-    var count: Int { refs.count }
 
     /// Trees at least this large are built on two threads (below it, starting one costs more).
     static let parallelBuildSize = 1 << 16
 
     // MARK: construction (kdbush `sort` and Floyd–Rivest `select`)
 
-    /// Works on raw buffers: the build moves every item about log(n / nodeSize) times.
-    private struct Sorter {
+    /// Works on raw buffers: the build moves every item about log(n / nodeSize) times. Ranges
+    /// sorted at the same time must be disjoint.
+    struct Sorter {
         let refs: UnsafeMutablePointer<Int32>
         let coords: UnsafeMutablePointer<Float>
         let nodeSize: Int
 
-        init(refs: UnsafeMutablePointer<Int32>, coords: UnsafeMutablePointer<Float>, nodeSize: Int) {
-            self.refs = refs
-            self.coords = coords
+        init(_ storage: KDStorage, nodeSize: Int) {
+            refs = storage.refs
+            coords = storage.coords
             self.nodeSize = nodeSize
         }
 
@@ -112,26 +201,38 @@ struct KDBush {
         }
     }
 
-    /// The position of a tree slot in the order `range` and `within` report items: the middle
-    /// item of a node, then its right half, then its left half; buckets in array order. It
-    /// depends on the slot's index alone (the tree's shape is implicit in the array), so it is
-    /// computed by descending, with no table. Sorting any subset of slots by it reproduces a
-    /// query's output order.
-    @inline(__always)
-    func reportRank(_ slot: Int) -> Int {
-        var left = 0, right = refs.count - 1, base = 0
-        while right - left > nodeSize {
-            let m = (left + right) >> 1
-            if slot == m { return base }
-            if slot > m {
-                base += 1
-                left = m + 1
-            } else {
-                base += 1 + (right - m)
-                right = m - 1
-            }
+    /// The order `range` and `within` report slots in: `ranks[slot]` is the slot's position in
+    /// the output of a query that matches every item (the middle item of a node, then its right
+    /// half, then its left half; buckets in array order). Sorting any subset of slots by it
+    /// reproduces a query's output order. One walk of the implicit tree, writing mostly in
+    /// array order.
+    func reportRanks() -> ContiguousArray<Int32> {
+        var ranks = ContiguousArray<Int32>(repeating: 0, count: count)
+        var next: Int32 = 0
+        forEachSlotInReportOrder { slot in
+            ranks[slot] = next
+            next &+= 1
         }
-        return base + (slot - left)
+        return ranks
+    }
+
+    /// Calls `body` with every slot, in the order a query matching every item reports them:
+    /// one walk of the implicit tree.
+    private func forEachSlotInReportOrder(_ body: (Int) -> Void) {
+        guard count > 0 else { return }
+        var stack: [Int] = [0, count - 1]
+        stack.reserveCapacity(96)
+        while let right = stack.popLast(), let left = stack.popLast() {
+            if right - left <= nodeSize {
+                for i in left...right { body(i) }
+                continue
+            }
+            let m = (left + right) >> 1
+            body(m)
+            // Pushed last, so popped first: the right half is reported before the left.
+            stack.append(left); stack.append(m - 1)
+            stack.append(m + 1); stack.append(right)
+        }
     }
 
     // MARK: queries (explicit stack; the right half is pushed last and so visited first)
@@ -139,7 +240,7 @@ struct KDBush {
     /// Calls `body` with every ref whose position lies in the box (inclusive), in kdbush order.
     func range(minX: Double, minY: Double, maxX: Double, maxY: Double, _ body: (Int32) -> Void) {
         search(minX: minX, minY: minY, maxX: maxX, maxY: maxY,
-               accept: { x, y in x >= minX && x <= maxX && y >= minY && y <= maxY }) { body(refs[$0]) }
+               accept: { x, y in x >= minX && x <= maxX && y >= minY && y <= maxY }) { body(storage.refs[$0]) }
     }
 
     /// Calls `body` with every ref within distance `r` of (qx, qy) (inclusive), in kdbush order.
@@ -147,7 +248,7 @@ struct KDBush {
     func within(_ qx: Double, _ qy: Double, _ r: Double, _ body: (Int32) -> Void) {
         let r2 = r * r
         search(minX: qx - r, minY: qy - r, maxX: qx + r, maxY: qy + r,
-               accept: { x, y in (x - qx) * (x - qx) + (y - qy) * (y - qy) <= r2 }) { body(refs[$0]) }
+               accept: { x, y in (x - qx) * (x - qx) + (y - qy) * (y - qy) <= r2 }) { body(storage.refs[$0]) }
     }
 
     /// kdbush's traversal (explicit stack; the right half is pushed last and so visited first):
@@ -155,93 +256,166 @@ struct KDBush {
     @inline(__always)
     private func search(minX: Double, minY: Double, maxX: Double, maxY: Double,
                         accept: (Double, Double) -> Bool, _ report: (Int) -> Void) {
-        guard !refs.isEmpty else { return }
-        coords.withUnsafeBufferPointer { c in
-            var stack: [Int] = [0, refs.count - 1, 0]
-            stack.reserveCapacity(96)
-            while stack.count >= 3 {
-                let axis = stack.removeLast(), right = stack.removeLast(), left = stack.removeLast()
-                if right - left <= nodeSize {
-                    for i in left...right where accept(Double(c[2 * i]), Double(c[2 * i + 1])) { report(i) }
-                    continue
-                }
-                let m = (left + right) >> 1
-                let x = Double(c[2 * m]), y = Double(c[2 * m + 1])
-                if accept(x, y) { report(m) }
-                if axis == 0 ? minX <= x : minY <= y { stack.append(left); stack.append(m - 1); stack.append(1 - axis) }
-                if axis == 0 ? maxX >= x : maxY >= y { stack.append(m + 1); stack.append(right); stack.append(1 - axis) }
+        guard count > 0 else { return }
+        let c = storage.coords
+        var stack: [Int] = [0, count - 1, 0]
+        stack.reserveCapacity(96)
+        while stack.count >= 3 {
+            let axis = stack.removeLast(), right = stack.removeLast(), left = stack.removeLast()
+            if right - left <= nodeSize {
+                for i in left...right where accept(Double(c[2 * i]), Double(c[2 * i + 1])) { report(i) }
+                continue
             }
+            let m = (left + right) >> 1
+            let x = Double(c[2 * m]), y = Double(c[2 * m + 1])
+            if accept(x, y) { report(m) }
+            if axis == 0 ? minX <= x : minY <= y { stack.append(left); stack.append(m - 1); stack.append(1 - axis) }
+            if axis == 0 ? maxX >= x : maxY >= y { stack.append(m + 1); stack.append(right); stack.append(1 - axis) }
         }
     }
 
     /// Bytes held, for memory accounting.
-    var byteCount: Int { refs.capacity * 4 + coords.capacity * 4 }
+    var byteCount: Int { count * 12 }
 }
 
-/// Radius queries for the clustering passes, answered from a uniform grid instead of the tree but
-/// in the tree's `within` order (sorted by `KDBush.reportRank`), with the same distance test.
-/// A kdbush query walks about log(n / nodeSize) nodes plus whole 64-item buckets; a grid cell
-/// no smaller than the radius holds a handful, so each query reads 4 to 9 small cells.
-/// One grid serves every level of a build (`rebuild`), so its memory is allocated once.
+/// Radius queries for the clustering passes, answered from a uniform grid instead of the tree, with
+/// the tree's distance test; the caller puts the results in the tree's `within` order (by
+/// `KDBush.reportRanks`) where that order matters. A kdbush query walks about log(n / nodeSize)
+/// nodes plus whole 64-item buckets; a grid cell no smaller than the radius holds a handful, so
+/// each query reads 4 to 9 small cells. It is built from a level's items, not its tree, so the
+/// tree can be built while the pass runs. One grid serves every level of a build (`rebuild`),
+/// so its memory is allocated once.
 struct NeighborGrid {
     /// An item in cell order: what a query reads about a candidate, in one 16-byte record.
     struct Entry {
         var x: Float
         var y: Float
         var ref: Int32
-        /// The item's tree slot (for `reportRank`), or `claimed` once the pass has taken it.
-        var slot: Int32
+        /// The item's index in the level, or `claimed` once the pass has taken it.
+        var index: Int32
     }
     static let claimed: Int32 = -1
 
-    private var tree = KDBush(refs: [], xy: [], nodeSize: 64)
     private var side = 1
     private var r = 0.0
     /// Cell c's entries are entries[cellStart[c]..<cellStart[c + 1]]; cells run row by row.
     private var cellStart = ContiguousArray<Int32>()
     private var entries = ContiguousArray<Entry>()
+    /// The level indexes of the indexed items, ascending.
+    private(set) var picked = ContiguousArray<Int32>()
+    /// Scratch of `rebuild` (the indexed items' cells), kept for the next level.
     private var cellOf = ContiguousArray<Int32>()
 
-    /// Indexes `tree`'s items for queries of `radius`, reusing the memory of the previous level.
-    mutating func rebuild(tree: KDBush, radius: Double) {
-        self.tree = tree
+    /// Indexes those of a level's items (`order`, positions `xy` interleaved) that `including`
+    /// accepts, for queries of `radius`, reusing the memory of the previous level.
+    mutating func rebuild(order: ContiguousArray<Int32>, xy: ContiguousArray<Float>, radius: Double,
+                          including: (Int32) -> Bool) {
         r = radius
-        let n = tree.count
+        picked.removeAll(keepingCapacity: true)
+        for (i, ref) in order.enumerated() where including(ref) { picked.append(Int32(truncatingIfNeeded: i)) }
+        let n = picked.count
         // Cells at least `radius` wide (so neighbours are in adjacent cells), and about one per
-        // item at most: more cells only add memory to clear, level after level.
+        // item of the level at most: more cells only add memory to clear, level after level.
+        // (Sized by the level, not the indexed items: those crowd where the data is dense.)
         let byRadius = radius > 0 ? (0.99 / radius).rounded(.down) : 1
-        let byCount = Double(n).squareRoot().rounded(.up)
+        let byCount = Double(order.count).squareRoot().rounded(.up)
         side = max(1, Int(min(byRadius, byCount, 16384)))
         let cells = side * side
         cellStart.removeAll(keepingCapacity: true)
         cellStart.append(contentsOf: repeatElement(0, count: cells + 1))
         cellOf.removeAll(keepingCapacity: true)
-        cellOf.reserveCapacity(n)
         entries.removeAll(keepingCapacity: true)
-        entries.append(contentsOf: repeatElement(Entry(x: 0, y: 0, ref: 0, slot: 0), count: n))
+        entries.append(contentsOf: repeatElement(Entry(x: 0, y: 0, ref: 0, index: 0), count: n))
         let side = side
-        tree.coords.withUnsafeBufferPointer { coords in
-            cellStart.withUnsafeMutableBufferPointer { start in
-                for i in 0..<n {
-                    let c = Self.cell(Double(coords[2 * i]), side) + side * Self.cell(Double(coords[2 * i + 1]), side)
-                    cellOf.append(Int32(c))
-                    start[c] += 1
-                }
-                // Inclusive sums make start[c] the end of cell c; filling backwards moves it down
-                // to the cell's beginning, and a cell's entries stay in slot order.
-                for c in 0..<cells { start[c + 1] += start[c] }
-                tree.refs.withUnsafeBufferPointer { refs in
-                    entries.withUnsafeMutableBufferPointer { entries in
-                        for i in stride(from: n - 1, through: 0, by: -1) {
-                            let c = Int(cellOf[i])
-                            start[c] -= 1
-                            entries[Int(start[c])] = Entry(x: coords[2 * i], y: coords[2 * i + 1], ref: refs[i], slot: Int32(i))
+        // Level order is spatially random: the counts and the fill each touch a random cell per
+        // item, so both load their lines a few items ahead.
+        let ahead = 16
+        xy.withUnsafeBufferPointer { coords in
+            for i in picked {
+                let i = Int(i)
+                cellOf.append(Int32(Self.cell(Double(coords[2 * i]), side) + side * Self.cell(Double(coords[2 * i + 1]), side)))
+            }
+            cellOf.withUnsafeBufferPointer { cellOf in
+                cellStart.withUnsafeMutableBufferPointer { start in
+                    guard let startBase = start.baseAddress else { return }
+                    for k in 0..<n {
+                        if k + ahead < n { mc_prefetch_write(startBase + Int(cellOf[k + ahead])) }
+                        start[Int(cellOf[k])] += 1
+                    }
+                    // Inclusive sums make start[c] the end of cell c; filling backwards moves it
+                    // down to the cell's beginning.
+                    for c in 0..<cells { start[c + 1] += start[c] }
+                    order.withUnsafeBufferPointer { refs in
+                        entries.withUnsafeMutableBufferPointer { entries in
+                            guard let entryBase = entries.baseAddress else { return }
+                            for k in stride(from: n - 1, through: 0, by: -1) {
+                                if k >= ahead {
+                                    let c = Int(cellOf[k - ahead])
+                                    mc_prefetch_write(startBase + c)
+                                    mc_prefetch_write(entryBase + max(0, Int(start[c]) - 1))
+                                }
+                                let c = Int(cellOf[k]), i = Int(picked[k])
+                                start[c] -= 1
+                                entries[Int(start[c])] = Entry(x: coords[2 * i], y: coords[2 * i + 1], ref: refs[i], index: picked[k])
+                            }
                         }
                     }
                 }
             }
         }
+        // Where the data is dense a cell holds many items: those keep their entries sorted by x,
+        // so a query narrower than a cell reads only its slice of them (`forEachCandidate`).
+        for c in 0..<cells where cellStart[c + 1] - cellStart[c] > Int32(Self.sortedFrom) {
+            entries[Int(cellStart[c])..<Int(cellStart[c + 1])].sort { $0.x < $1.x }
+        }
     }
+
+    /// Cells with more entries than this are sorted by x.
+    static let sortedFrom = 16
+
+    /// The entries of row `cy`, columns x0...x1, that can lie within minX...maxX: the whole run
+    /// of the row when its cells are small, else each sorted cell's slice, found by bisection.
+    @inline(__always)
+    private static func forEachCandidate(row cy: Int, _ x0: Int, _ x1: Int, side: Int, minX: Double, maxX: Double,
+                                  _ start: UnsafeBufferPointer<Int32>, _ entries: UnsafeBufferPointer<Entry>,
+                                  _ body: (Int) -> Void) {
+        let first = Int(start[x0 + side * cy]), last = Int(start[x1 + side * cy + 1])
+        guard last - first > Self.sortedFrom else {
+            for k in first..<last { body(k) }
+            return
+        }
+        for c in (x0 + side * cy)...(x1 + side * cy) {
+            var lo = Int(start[c]), hi = Int(start[c + 1])
+            if hi - lo > Self.sortedFrom {
+                // Widened far beyond any rounding of the bounds, so no entry the distance test
+                // would take is cut off.
+                lo = Self.firstIndex(in: entries, lo, hi) { Double($0.x) >= minX - 1e-9 }
+                hi = Self.firstIndex(in: entries, lo, hi) { Double($0.x) > maxX + 1e-9 }
+            }
+            for k in lo..<hi { body(k) }
+        }
+    }
+
+    /// The first index in lo..<hi whose entry satisfies `above` (which holds for a suffix), or hi.
+    @inline(__always)
+    private static func firstIndex(in entries: UnsafeBufferPointer<Entry>, _ lo: Int, _ hi: Int,
+                                   _ above: (Entry) -> Bool) -> Int {
+        var lo = lo, hi = hi
+        while lo < hi {
+            let mid = (lo + hi) >> 1
+            if above(entries[mid]) { hi = mid } else { lo = mid + 1 }
+        }
+        return lo
+    }
+
+    /// Frees what only `rebuild` and the pass's walk over `picked` use, for a grid built once.
+    mutating func releaseScratch() {
+        picked = []
+        cellOf = []
+    }
+
+    /// The width of a cell (queries of this reach read at most 3 × 3 cells).
+    var cellWidth: Double { 1 / Double(side) }
 
     @inline(__always) private static func cell(_ v: Double, _ side: Int) -> Int {
         let c = v * Double(side)
@@ -253,11 +427,11 @@ struct NeighborGrid {
     var entryCount: Int { entries.count }
 
     /// Calls `body` with the items at `positions` of the cell-by-cell order (a part of
-    /// 0..<entryCount), each with its tree slot, ref and position.
+    /// 0..<entryCount), each with its level index, ref and position.
     func forEachEntry(in positions: Range<Int>, _ body: (Int, Int32, Double, Double) -> Void) {
         for k in positions.clamped(to: entries.indices) {
             let e = entries[k]
-            body(Int(e.slot), e.ref, Double(e.x), Double(e.y))
+            body(Int(e.index), e.ref, Double(e.x), Double(e.y))
         }
     }
 
@@ -267,25 +441,113 @@ struct NeighborGrid {
         (Self.cell(qx - r, side), Self.cell(qx + r, side), Self.cell(qy - r, side), Self.cell(qy + r, side))
     }
 
-    /// Added to the radius by `hasOther`: more than twice the largest distance between an item's
-    /// query centre and its Float-rounded position in [0, 1] (about 1e-7), so that every item
-    /// another item's query can find within the radius is found near.
+    /// Added to the radius to decide which items a level indexes: more than twice the largest
+    /// distance between an item's query centre and its Float-rounded position in [0, 1] (about
+    /// 1e-7), so that every item another item's query can find within the radius is indexed.
     static let roundingSlack = 1e-6
 
-    /// Whether an item other than tree slot `slot` lies within the radius plus `roundingSlack`
-    /// of (qx, qy). Asked before the pass claims anything. An item with no other that close is
-    /// beyond the reach of every query of the pass, so the pass need not record its turn.
-    func hasOther(than slot: Int, near qx: Double, _ qy: Double) -> Bool {
-        let reach = r + Self.roundingSlack
-        let (x0, x1, y0, y1) = cells(around: qx, qy, reach), r2 = reach * reach
-        for cy in y0...y1 {
-            for k in Int(cellStart[x0 + side * cy])..<Int(cellStart[x1 + side * cy + 1]) {
-                let e = entries[k]
-                let dx = Double(e.x) - qx, dy = Double(e.y) - qy
-                if dx * dx + dy * dy <= r2 && Int(e.slot) != slot { return true }
+    var cellCount: Int { side * side }
+
+    /// Cells holding more entries than this are crowded: a point whose 3 × 3 cells include one
+    /// gets no distance bound (0), so that neither its bound nor the bounds around a new cluster
+    /// cost a scan of a crowded cell; the pass asks the level's grid about it instead (`hasOther`).
+    static let crowded = 32
+
+    /// For every entry of `cells` (a part of 0..<cellCount), stores at `gaps[ref]` the distance to
+    /// its nearest other entry if one is within a cell width, else the cell width, rounded down
+    /// to a Float; 0 in and next to crowded cells. The first one found within `enough` ends an
+    /// entry's search.
+    func nearestOthers(cells: Range<Int>, enough: Double, into gaps: UnsafeMutableBufferPointer<Float>) {
+        let cap = cellWidth, side = side
+        let cap2 = cap * cap, enough2 = enough * enough
+        guard let gapBase = gaps.baseAddress else { return }
+        cellStart.withUnsafeBufferPointer { start in
+            entries.withUnsafeBufferPointer { entries in
+                for c in cells.clamped(to: 0..<side * side) {
+                    let own = Int(start[c])..<Int(start[c + 1])
+                    guard !own.isEmpty else { continue }
+                    // Everything within a cell width lies in the 3 × 3 cells around; each row of
+                    // them is one run of entries.
+                    let cx = c % side, cy = c / side
+                    let x0 = max(cx - 1, 0), x1 = min(cx + 1, side - 1)
+                    let y0 = max(cy - 1, 0), y1 = min(cy + 1, side - 1)
+                    var crowd = false
+                    for row in y0...y1 {
+                        for column in x0...x1 where Int(start[column + side * row + 1] - start[column + side * row]) > Self.crowded {
+                            crowd = true
+                        }
+                    }
+                    for k in own {
+                        // Refs are in input order, so the stores land at random: start them early.
+                        if k + 8 < entries.count { mc_prefetch_write(gapBase + Int(entries[k + 8].ref)) }
+                        guard !crowd else {
+                            gaps[Int(entries[k].ref)] = 0
+                            continue
+                        }
+                        let qx = Double(entries[k].x), qy = Double(entries[k].y)
+                        var best = cap2
+                        search: for row in y0...y1 {
+                            for o in Int(start[x0 + side * row])..<Int(start[x1 + side * row + 1]) where o != k {
+                                let dx = Double(entries[o].x) - qx, dy = Double(entries[o].y) - qy
+                                let d2 = dx * dx + dy * dy
+                                if d2 < best {
+                                    best = d2
+                                    if d2 <= enough2 { break search }
+                                }
+                            }
+                        }
+                        gaps[Int(entries[k].ref)] = Self.roundedDown(best.squareRoot())
+                    }
+                }
             }
         }
-        return false
+    }
+
+    /// Whether an item other than the one at level index `index` lies within the radius plus
+    /// `roundingSlack` of (qx, qy).
+    func hasOther(than index: Int, near qx: Double, _ qy: Double) -> Bool {
+        let reach = r + Self.roundingSlack
+        let (x0, x1, y0, y1) = cells(around: qx, qy, reach), r2 = reach * reach
+        let side = side
+        var found = false
+        cellStart.withUnsafeBufferPointer { start in
+            entries.withUnsafeBufferPointer { entries in
+                for cy in y0...y1 where !found {
+                    Self.forEachCandidate(row: cy, x0, x1, side: side, minX: qx - reach, maxX: qx + reach, start, entries) { k in
+                        let e = entries[k]
+                        let dx = Double(e.x) - qx, dy = Double(e.y) - qy
+                        if dx * dx + dy * dy <= r2 && Int(e.index) != index { found = true }
+                    }
+                }
+            }
+        }
+        return found
+    }
+
+    /// The largest Float not above `d`, so a lower bound stays one.
+    static func roundedDown(_ d: Double) -> Float {
+        let f = Float(d)
+        return Double(f) > d ? f.nextDown : f
+    }
+
+    /// Lowers `gaps[ref]` of every entry within `reach` (at most a cell width) of (qx, qy) to its
+    /// distance, rounded down; crowded cells are skipped (their points' gaps are 0).
+    func lowerGaps(within reach: Double, of qx: Double, _ qy: Double, _ gaps: UnsafeMutableBufferPointer<Float>) {
+        let (x0, x1, y0, y1) = cells(around: qx, qy, reach), reach2 = reach * reach
+        for cy in y0...y1 {
+            for c in (x0 + side * cy)...(x1 + side * cy) {
+                let run = Int(cellStart[c])..<Int(cellStart[c + 1])
+                guard run.count <= Self.crowded else { continue }
+                for k in run {
+                    let e = entries[k]
+                    let dx = Double(e.x) - qx, dy = Double(e.y) - qy
+                    let d2 = dx * dx + dy * dy
+                    guard d2 <= reach2 else { continue }
+                    let gap = Self.roundedDown(d2.squareRoot())
+                    if gap < gaps[Int(e.ref)] { gaps[Int(e.ref)] = gap }
+                }
+            }
+        }
     }
 
     /// Starts loading the cell bounds a query around (qx, qy) will read: the pass asks this a
@@ -311,11 +573,11 @@ struct NeighborGrid {
     }
 
     /// The pass's query: replaces `out` with the entries within the radius of (qx, qy) that
-    /// nothing has claimed yet, in kdbush `within` order, and marks them and the querying item
+    /// nothing has claimed yet, in no particular order, and marks them and the querying item
     /// `me` claimed. The caller must hand every returned item to a cluster or keep it at this
-    /// zoom. Every item a query can reach has a query of its own (`hasOther`), which marks it at
-    /// its turn, so the marks are the whole record of turns taken. The `slot` of returned
-    /// entries is meaningless.
+    /// zoom. Every item a query can reach is indexed and has a query of its own, which marks it
+    /// at its turn, so the marks are the whole record of turns taken. The returned entries keep
+    /// their level index.
     mutating func claim(around qx: Double, _ qy: Double, me: Int32, into out: inout [Entry]) {
         out.removeAll(keepingCapacity: true)
         let (x0, x1, y0, y1) = cells(around: qx, qy, r), r2 = r * r
@@ -324,19 +586,15 @@ struct NeighborGrid {
             entries.withUnsafeMutableBufferPointer { entries in
                 for cy in y0...y1 {
                     // The cells of one row are adjacent in cell order, so a row is one run.
-                    for k in Int(start[x0 + side * cy])..<Int(start[x1 + side * cy + 1]) {
+                    Self.forEachCandidate(row: cy, x0, x1, side: side, minX: qx - r, maxX: qx + r, start, UnsafeBufferPointer(entries)) { k in
                         let e = entries[k]
                         let dx = Double(e.x) - qx, dy = Double(e.y) - qy
-                        guard dx * dx + dy * dy <= r2, e.slot != Self.claimed else { continue }
+                        guard dx * dx + dy * dy <= r2, e.index != Self.claimed else { return }
                         if e.ref != me { out.append(e) }
-                        entries[k].slot = Self.claimed
+                        entries[k].index = Self.claimed
                     }
                 }
             }
-        }
-        if out.count > 1 {
-            for k in out.indices { out[k].slot = Int32(truncatingIfNeeded: tree.reportRank(Int(out[k].slot))) }
-            out.sort { $0.slot < $1.slot }
         }
     }
 }

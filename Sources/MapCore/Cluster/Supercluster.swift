@@ -71,8 +71,8 @@ struct ClusterNode {
     /// The item whose turn formed the cluster: its position in the level above is the centre of
     /// the children query.
     var leader: Int32
-    /// Build state: the zoom whose pass claimed it, and the zoom whose prepass found it near.
-    var zoom = Int8.max, near = Int8.max
+    /// Build state: the zoom whose pass claimed it.
+    var zoom = Int8.max
 }
 
 public final class Supercluster: Sendable {
@@ -164,22 +164,33 @@ public final class Supercluster: Sendable {
         pointLngLat = lngLat
 
         var b = Builder(n: n, options: options, props: clusterProperties, input: input, lngLat: lngLat, pointXY: pointXY)
-        var trees = [KDBush](repeating: KDBush(refs: [], xy: [], nodeSize: options.nodeSize), count: options.maxZoom - options.minZoom + 2)
-        var tree = KDBush(refs: order, xy: xy, nodeSize: options.nodeSize)
-        trees[trees.count - 1] = tree
-        var levelOrder = order
-        var clusterRanges = [Range<Int>](repeating: 0..<0, count: trees.count - 1)
+        // Each level's tree is submitted as soon as the level is complete and built by two
+        // threads while the passes run ahead: a pass waits only for the tree of the level it
+        // read, and only if it left turns pending. Nothing below throws, so `finish` is reached
+        // and joins the helper thread.
+        let levels = LevelTrees(levels: options.maxZoom - options.minZoom + 2, nodeSize: options.nodeSize,
+                                threaded: order.count >= KDBush.parallelBuildSize)
+        var levelOrder = order, levelXY = xy
+        levels.submit(options.maxZoom + 1 - options.minZoom, order: levelOrder, xy: levelXY)
+        b.boundNearestDistances(order: levelOrder, xy: levelXY)
+        var clusterRanges = [Range<Int>](repeating: 0..<0, count: options.maxZoom - options.minZoom + 1)
         for z in stride(from: options.maxZoom, through: options.minZoom, by: -1) {
             let first = b.clusters.count
-            let (nextOrder, nextXY) = b.cluster(tree: tree, order: levelOrder, zoom: z)
+            var next = b.pass(order: levelOrder, xy: levelXY, zoom: z)
+            if b.pending.isEmpty {
+                levels.dropRanks(z + 1 - options.minZoom)
+            } else {
+                b.finish(ranks: levels.takeRanks(z + 1 - options.minZoom), next: &next)
+            }
             clusterRanges[z - options.minZoom] = first..<b.clusters.count
-            // The positions move into the tree (no copy); the order stays, as the next pass's.
-            tree = KDBush(refs: nextOrder, xy: consume nextXY, nodeSize: options.nodeSize)
-            trees[z - options.minZoom] = tree
-            levelOrder = nextOrder
+            b.lowerGaps(around: first..<b.clusters.count, zoom: z)
+            levelOrder = next.order
+            levelXY = next.xy
+            levels.submit(z - options.minZoom, order: levelOrder, xy: levelXY)
         }
+        levels.dropRanks(0)
+        self.trees = levels.finish()
         self.clusterRanges = clusterRanges
-        self.trees = trees
         pointParent = b.pointParent
         clusters = b.clusters
         clusterProps = b.clusterProps
@@ -196,8 +207,15 @@ public final class Supercluster: Sendable {
         let pointXY: ContiguousArray<Float>
         var pointParent: ContiguousArray<Int32>
         var pointZoom: ContiguousArray<Int8>
-        /// The zoom whose pass found another item within the radius of this one (see `cluster`).
-        var pointNear: ContiguousArray<Int8>
+        /// For each point, a lower bound of the distance to the nearest other item of the level
+        /// being clustered (see `boundNearestDistances`).
+        var pointGap: ContiguousArray<Float>
+        /// The raw points, indexed once to lower `pointGap` around each new cluster while the
+        /// bounds can still tell a point alone (`gapCap`); released after that.
+        var pointGrid = NeighborGrid()
+        var gapCap = 0.0, gapReach = 0.0
+        /// Per level index: a crowded point found alone at this level (`markAlone`).
+        var alone = ContiguousArray<Bool>()
         var clusters = ContiguousArray<ClusterNode>()
         var clusterProps: [JSONObject] = []
         /// The neighbour grid, rebuilt for each level in the same memory.
@@ -215,7 +233,7 @@ public final class Supercluster: Sendable {
             self.pointXY = pointXY
             pointParent = ContiguousArray(repeating: -1, count: n)
             pointZoom = ContiguousArray(repeating: Self.unhandled, count: n)
-            pointNear = pointZoom
+            pointGap = ContiguousArray(repeating: 0, count: n)
         }
 
         @inline(__always) func position(_ ref: Int32) -> (Double, Double) {
@@ -242,13 +260,53 @@ public final class Supercluster: Sendable {
             ref >= 0 ? props.map(Supercluster.feature(Int(ref), input, lngLat)) : clusterProps[Int(-1 - ref)]
         }
 
-        mutating func cluster(tree: KDBush, order: ContiguousArray<Int32>, zoom: Int) -> (order: ContiguousArray<Int32>, xy: ContiguousArray<Float>) {
+        /// A neighbour a turn claimed, with what its cluster's centre needs (read while its
+        /// record is in cache).
+        struct Member {
+            var x: Double, y: Double
+            var weight: Int32
+            var ref: Int32
+            /// Its index in the level; in `finish`, the rank the tree's `within` reports it at.
+            var key: Int32
+        }
+        /// A turn that claimed two or more neighbours: what it yields depends on the order
+        /// kdbush's `within` reports them in (the centre's float sums, the reduce folds, the order
+        /// of kept neighbours), so `finish` completes it once the level's tree is built.
+        struct PendingTurn {
+            var x: Double, y: Double
+            var me: Int32
+            /// The table index of the cluster it formed, or -1 if it kept its neighbours.
+            var cluster: Int32
+            /// Its neighbours in `pendingMembers`.
+            var members: Range<Int>
+            /// The next level's index of that cluster, or of the first kept neighbour.
+            var next: Int
+        }
+        var pending: [PendingTurn] = []
+        var pendingMembers: [Member] = []
+
+        /// Clusters the level `order` (positions `xy`) at `zoom`: returns the next level, complete
+        /// but for the turns left in `pending`, whose items hold placeholders until `finish`.
+        mutating func pass(order: ContiguousArray<Int32>, xy: ContiguousArray<Float>, zoom: Int) -> (order: ContiguousArray<Int32>, xy: ContiguousArray<Float>) {
             let r = options.radius / (options.extent * pow(2, Double(zoom)))
             // Taken out of self for the pass (unique, so rebuilt in place), put back at the end.
             var grid = self.grid
             self.grid = NeighborGrid()
             defer { self.grid = grid }
-            grid.rebuild(tree: tree, radius: r)
+            // Only items with another item within reach can claim or be claimed (distances are
+            // symmetric, and the slack covers a query centre's rounding), so only they are
+            // indexed; an item alone keeps its place without a query. At high zooms that is
+            // almost every item. Clusters count as near: they are few while it matters.
+            let reach = r + NeighborGrid.roundingSlack
+            @inline(__always) func isNear(_ ref: Int32) -> Bool { ref < 0 || Double(pointGap[Int(ref)]) <= reach }
+            var crowded = 0
+            grid.rebuild(order: order, xy: xy, radius: r) { ref in
+                if ref >= 0 && pointGap[Int(ref)] == 0 { crowded += 1 }
+                return isNear(ref)
+            }
+            if crowded > 0 { markAlone(order: order, grid: grid) }
+            pending.removeAll(keepingCapacity: true)
+            pendingMembers.removeAll(keepingCapacity: true)
             let z8 = Int8(zoom)
             var nextOrder = ContiguousArray<Int32>()
             var nextXY = ContiguousArray<Float>()
@@ -259,102 +317,212 @@ public final class Supercluster: Sendable {
                 nextXY.append(Float(x))
                 nextXY.append(Float(y))
             }
-            // Which items have any other item within the radius (plus `roundingSlack`): asked
-            // cell by cell, so memory is read in spatial order, where the pass below visits
-            // items in data order (a cache miss per lookup). At high zooms almost every item is
-            // alone and skips its lookup; the pass only removes items from the level, so "alone"
-            // stays true. Every item is one slot, so the two halves of the cells write disjoint
-            // entries and run on two threads. (Scoped: the copy of the grid must be released
-            // before the pass changes it.)
-            do {
-                let grid = grid
-                pointNear.withUnsafeMutableBufferPointer { pointNear in
-                    clusters.withUnsafeMutableBufferPointer { clusters in
-                        func markNear(_ cells: Range<Int>) {
-                            grid.forEachEntry(in: cells) { slot, ref, x, y in
-                                // From the entry's rounded position, not a cluster's exact centre:
-                                // the two are closer than the slack `hasOther` adds, so the flags
-                                // still cover every item a query can reach or that can reach one.
-                                if grid.hasOther(than: slot, near: x, y) {
-                                    if ref >= 0 { pointNear[Int(ref)] = z8 } else { clusters[Int(-1 - ref)].near = z8 }
-                                }
-                            }
-                        }
-                        let count = grid.entryCount
-                        if count >= KDBush.parallelBuildSize {
-                            runConcurrently({ markNear(0..<count / 2) }, { markNear(count / 2..<count) })
-                        } else {
-                            markNear(0..<count)
-                        }
-                    }
-                }
-            }
-            @inline(__always) func isNear(_ ref: Int32) -> Bool { (ref >= 0 ? pointNear[Int(ref)] : clusters[Int(-1 - ref)].near) == z8 }
             var neighbors: [NeighborGrid.Entry] = []
+            var members: [Member] = []
+            // Items alone are kept as they are, in runs copied between the indexed items.
+            let indexed = grid.picked
+            var copied = 0
+            func keepAlone(upTo end: Int) {
+                guard copied < end else { return }
+                nextOrder.append(contentsOf: order[copied..<end])
+                nextXY.append(contentsOf: xy[(2 * copied)..<(2 * end)])
+            }
             // The queries jump about the grid in data order: the cell bounds of the query a few
             // items ahead, then its entries, start loading early.
             let cellsAhead = 12, entriesAhead = 6
-            func prefetch(_ i: Int, entries: Bool) {
-                guard i < order.count else { return }
-                let ref = order[i]
-                guard isNear(ref), handledZoom(ref) > z8 else { return }
+            func prefetch(_ j: Int, entries: Bool) {
+                guard j < indexed.count else { return }
+                let ref = order[Int(indexed[j])]
+                guard handledZoom(ref) > z8 else { return }
                 let (x, y) = position(ref)
                 if entries { grid.prefetchEntries(around: x, y) } else { grid.prefetchCells(around: x, y) }
             }
-            for (i, ref) in order.enumerated() {
-                prefetch(i + cellsAhead, entries: false)
-                prefetch(i + entriesAhead, entries: true)
+            let crowdedAlone = crowded > 0
+            for j in indexed.indices {
+                prefetch(j + cellsAhead, entries: false)
+                prefetch(j + entriesAhead, entries: true)
+                let i = Int(indexed[j]), ref = order[i]
+                // Kept with the run of items alone around it.
+                if crowdedAlone && alone[i] { continue }
+                keepAlone(upTo: i)
+                copied = i + 1
                 // Claimed by an earlier turn. (An item's own turn is recorded only in the grid, by
-                // its query; an item without one is beyond every query's reach.)
+                // its query.)
                 if handledZoom(ref) <= z8 { continue }
                 let (x, y) = position(ref)
-                guard isNear(ref) else {
-                    keep(ref, x, y)
-                    continue
-                }
                 // Only the neighbours no pass has handled yet take part; the grid marks them
                 // claimed, and every one of them is merged or kept below.
                 grid.claim(around: x, y, me: ref, into: &neighbors)
                 let originCount = count(ref)
                 var total = originCount
-                for nb in neighbors { total += count(nb.ref) }
+                members.removeAll(keepingCapacity: true)
+                for nb in neighbors {
+                    let weight = count(nb.ref)
+                    let (nx, ny) = position(nb)
+                    members.append(Member(x: nx, y: ny, weight: Int32(truncatingIfNeeded: weight), ref: nb.ref, key: nb.index))
+                    total += weight
+                }
+                let ordered = members.count < 2
 
                 if total > originCount && total >= options.minPoints {
-                    var wx = x * Double(originCount), wy = y * Double(originCount)
                     let id = (i << 5) + (zoom + 1) + n
-                    var accumulated: JSONObject? = nil
                     let parent = Int32(clusters.count)
-                    for nb in neighbors {
-                        setZoom(nb.ref, z8)
-                        let c = count(nb.ref)
-                        let (nx, ny) = position(nb)
-                        wx += nx * Double(c)
-                        wy += ny * Double(c)
-                        setParent(nb.ref, parent)
-                        if let props {
-                            var folded = accumulated ?? mapped(ref, props)
-                            props.reduce(&folded, mapped(nb.ref, props))
-                            accumulated = folded
-                        }
+                    for m in members {
+                        setZoom(m.ref, z8)
+                        setParent(m.ref, parent)
                     }
                     setParent(ref, parent)
-                    let newRef = -1 - parent
-                    let cx = wx / Double(total), cy = wy / Double(total)
-                    clusters.append(ClusterNode(x: cx, y: cy, id: id, count: Int32(total), leader: ref))
-                    if props != nil { clusterProps.append(accumulated ?? JSONObject()) }
-                    keep(newRef, cx, cy)
+                    clusters.append(ClusterNode(x: x, y: y, id: id, count: Int32(total), leader: ref))
+                    if props != nil { clusterProps.append(JSONObject()) }
+                    if ordered {
+                        complete(cluster: Int(parent), x, y, members[...])
+                        keep(-1 - parent, clusters[Int(parent)].x, clusters[Int(parent)].y)
+                    } else {
+                        pend(PendingTurn(x: x, y: y, me: ref, cluster: parent, members: 0..<0, next: nextOrder.count), members)
+                        keep(-1 - parent, x, y)
+                    }
                 } else {
                     keep(ref, x, y)
-                    if total > 1 {
-                        for nb in neighbors {
-                            setZoom(nb.ref, z8)
-                            let (nx, ny) = position(nb)
-                            keep(nb.ref, nx, ny)
-                        }
+                    for m in members { setZoom(m.ref, z8) }
+                    if ordered {
+                        for m in members { keep(m.ref, m.x, m.y) }
+                    } else {
+                        pend(PendingTurn(x: x, y: y, me: ref, cluster: -1, members: 0..<0, next: nextOrder.count), members)
+                        for m in members { keep(m.ref, 0, 0) }
                     }
                 }
             }
+            keepAlone(upTo: order.count)
             return (nextOrder, nextXY)
+        }
+
+        /// Sets `alone[i]` for the points of the level that have no bound (crowded, see
+        /// `NeighborGrid.crowded`) and no other item within reach: asked cell by cell, so memory
+        /// is read in spatial order, on two threads for large levels (every entry is one index).
+        mutating func markAlone(order: ContiguousArray<Int32>, grid: NeighborGrid) {
+            alone.removeAll(keepingCapacity: true)
+            alone.append(contentsOf: repeatElement(false, count: order.count))
+            let gaps = pointGap
+            alone.withUnsafeMutableBufferPointer { alone in
+                func mark(_ entries: Range<Int>) {
+                    grid.forEachEntry(in: entries) { index, ref, x, y in
+                        guard ref >= 0, gaps[Int(ref)] == 0, !grid.hasOther(than: index, near: x, y) else { return }
+                        alone[index] = true
+                    }
+                }
+                let count = grid.entryCount
+                if count >= KDBush.parallelBuildSize {
+                    runConcurrently({ mark(0..<count / 2) }, { mark(count / 2..<count) })
+                } else {
+                    mark(0..<count)
+                }
+            }
+        }
+
+        /// Sets `pointGap` for the raw points (`order`, positions `xy`): the distance to the
+        /// nearest other point, capped at `gapCap` (about the cell width of a grid with one cell
+        /// per point, so each is one query of at most 3 × 3 cells). Points never move and merges
+        /// only take items away, so it stays a lower bound of the distance to the nearest other
+        /// item as long as each new cluster lowers the bounds around it (`lowerGaps`): a point
+        /// whose bound exceeds a level's reach is alone there.
+        mutating func boundNearestDistances(order: ContiguousArray<Int32>, xy: ContiguousArray<Float>) {
+            let nearest = options.radius / (options.extent * pow(2, Double(options.maxZoom))) + NeighborGrid.roundingSlack
+            pointGrid.rebuild(order: order, xy: xy, radius: nearest, including: { _ in true })
+            pointGrid.releaseScratch()
+            gapCap = pointGrid.cellWidth
+            // A bound is consulted only at zooms whose reach is below the cap, so a new cluster
+            // need only lower the bounds within the largest of those reaches.
+            gapReach = 0
+            for zoom in options.minZoom...options.maxZoom {
+                let reach = options.radius / (options.extent * pow(2, Double(zoom))) + NeighborGrid.roundingSlack
+                if reach < gapCap { gapReach = max(gapReach, reach) }
+            }
+            let grid = pointGrid
+            pointGap.withUnsafeMutableBufferPointer { gaps in
+                func bound(_ cells: Range<Int>) {
+                    // Anything within the highest zoom's reach makes a point near at every zoom.
+                    grid.nearestOthers(cells: cells, enough: nearest, into: gaps)
+                }
+                let count = grid.cellCount
+                if grid.entryCount >= KDBush.parallelBuildSize {
+                    runConcurrently({ bound(0..<count / 2) }, { bound(count / 2..<count) })
+                } else {
+                    bound(0..<count)
+                }
+            }
+        }
+
+        /// Lowers `pointGap` around the clusters formed at `zoom` (table indexes `formed`), as
+        /// long as a later level's reach is below `gapCap` (from there on every point counts as
+        /// near, and the raw points' grid is released).
+        mutating func lowerGaps(around formed: Range<Int>, zoom: Int) {
+            let nextReach = options.radius / (options.extent * pow(2, Double(zoom - 1))) + NeighborGrid.roundingSlack
+            guard zoom > options.minZoom, nextReach < gapCap else {
+                pointGrid = NeighborGrid()
+                return
+            }
+            let grid = pointGrid, reach = gapReach
+            pointGap.withUnsafeMutableBufferPointer { gaps in
+                for c in formed {
+                    // From the position the next level holds (its grid entry's).
+                    let x = Double(Float(clusters[c].x)), y = Double(Float(clusters[c].y))
+                    grid.lowerGaps(within: reach, of: x, y, gaps)
+                }
+            }
+        }
+
+        mutating func pend(_ turn: PendingTurn, _ members: [Member]) {
+            var turn = turn
+            let start = pendingMembers.count
+            pendingMembers.append(contentsOf: members)
+            turn.members = start..<pendingMembers.count
+            pending.append(turn)
+        }
+
+        /// The centre and reduced properties of cluster `c`, formed by the turn of its leader at
+        /// (x, y) with `members` in kdbush's order, summed and folded as supercluster does.
+        mutating func complete(cluster c: Int, _ x: Double, _ y: Double, _ members: ArraySlice<Member>) {
+            let me = clusters[c].leader
+            let originCount = Double(count(me))
+            var wx = x * originCount, wy = y * originCount
+            for m in members {
+                wx += m.x * Double(m.weight)
+                wy += m.y * Double(m.weight)
+            }
+            let total = Double(clusters[c].count)
+            clusters[c].x = wx / total
+            clusters[c].y = wy / total
+            if let props {
+                var folded = mapped(me, props)
+                for m in members { props.reduce(&folded, mapped(m.ref, props)) }
+                clusterProps[c] = folded
+            }
+        }
+
+        /// Completes the pending turns of the last pass, given the report ranks of the level it
+        /// read (`LevelTrees.takeRanks`), and fills in their items in `next`.
+        mutating func finish(ranks: LevelRanks?, next: inout (order: ContiguousArray<Int32>, xy: ContiguousArray<Float>)) {
+            var members = pendingMembers
+            pendingMembers = []
+            defer { pendingMembers = members }
+            for turn in pending {
+                for k in turn.members {
+                    members[k].key = ranks?[Int(members[k].key)] ?? Int32.max
+                }
+                members[turn.members].sort { $0.key < $1.key }
+                if turn.cluster >= 0 {
+                    let c = Int(turn.cluster)
+                    complete(cluster: c, turn.x, turn.y, members[turn.members])
+                    next.xy[2 * turn.next] = Float(clusters[c].x)
+                    next.xy[2 * turn.next + 1] = Float(clusters[c].y)
+                } else {
+                    for (k, m) in members[turn.members].enumerated() {
+                        next.order[turn.next + k] = m.ref
+                        next.xy[2 * (turn.next + k)] = Float(m.x)
+                        next.xy[2 * (turn.next + k) + 1] = Float(m.y)
+                    }
+                }
+            }
         }
     }
 
