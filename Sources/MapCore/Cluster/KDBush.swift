@@ -115,7 +115,8 @@ struct KDBush: Sendable {
             ranks.base.initialize(repeating: Int32.max, count: count)
             var next: Int32 = 0
             forEachSlotInReportOrder { slot in
-                ranks.base[Int(storage.refs[slot])] = next
+                let i = Int(storage.refs[slot])
+                if i >= 0 && i < count { ranks.base[i] = next }
                 next &+= 1
             }
         }
