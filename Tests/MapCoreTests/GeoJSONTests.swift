@@ -99,6 +99,73 @@ import Testing
         #expect(g.properties == JSONObject())
     }
 
+    /// Properties of scalars are read straight into packed objects. Every value kind reads back
+    /// exactly as the general reader gives it (same members, order, types and serialization);
+    /// objects it cannot pack (nested values, repeated keys, over 64 members) fall back to it;
+    /// shapes change from feature to feature; a packed object changes like any other.
+    @Test func packedPropertiesReadAsTheGeneralReaderReadsThem() throws {
+        let long = String(repeating: "é", count: 200)  // 400 bytes: the long-string tag
+        let wide = (0..<70).map { "\"k\($0)\":\($0)" }.joined(separator: ",")
+        let properties = [
+            #"{"i":0,"n":-5,"max":9223372036854775807,"min":-9223372036854775808,"u":18446744073709551615}"#,
+            #"{"i":1,"n":-6,"max":1,"min":2,"u":3}"#,  // the same shape
+            #"{"i":1,"n":-6}"#,  // a prefix of it
+            #"{"n":1.5,"i":-0.0,"big":1e300,"tiny":5e-324}"#,
+            #"{"t":true,"f":false,"z":null,"e":"","a":"a","esc":"line\nbreak \"q\" \\ \u00e9 \ud83d\ude00","raw":"café 東京"}"#,
+            "{\"long\":\"\(long)\",\"after\":1}",
+            "{}",
+            #"{"nested":[1,{"a":2}],"x":1}"#,
+            #"{"a":1,"b":2,"a":3}"#,
+            "{\(wide)}",
+            #"{"x":1,"o":{}}"#,
+            #"{"i":7,"n":8,"max":9,"min":10,"u":11}"#,  // the first shape again
+        ]
+        let packs = [true, true, true, true, true, true, false, false, false, false, false, true]
+        let text = #"{"type":"FeatureCollection","features":["# + properties.map {
+            #"{"type":"Feature","geometry":null,"properties":"# + $0 + "}"
+        }.joined(separator: ",") + "]}"
+        guard case .featureCollection(let c) = try GeoJSONParser.parse(text) else { Issue.record("kind"); return }
+        for (k, f) in c.features.enumerated() {
+            let expected = try #require(try JSON.parse(properties[k]).objectValue)
+            let got = try #require(f.properties)
+            #expect(got == expected && got.keys == expected.keys, "feature \(k)")
+            #expect(got.isPacked == packs[k], "feature \(k)")
+            #expect(JSON.serialize(.object(got)) == JSON.serialize(.object(expected)), "feature \(k)")
+            for m in expected { #expect(got[m.key] == m.value, "feature \(k), key \(m.key)") }
+            #expect(got["missing"] == nil)
+        }
+        // Types are kept, not just values that compare equal.
+        let first = try #require(c.features[0].properties)
+        #expect(first["u"].map { if case .uint = $0 { true } else { false } } == true)
+        #expect(first["min"].map { if case .int(Int64.min) = $0 { true } else { false } } == true)
+        let third = try #require(c.features[3].properties)
+        #expect(third["i"].map { if case .double(let d) = $0 { d == 0 && d.sign == .minus } else { false } } == true)
+
+        var changed = first
+        changed["i"] = .string("now a string")
+        changed["max"] = nil
+        changed["added"] = .array([.int(1)])
+        #expect(changed.keys == ["i", "n", "min", "u", "added"] && changed["i"] == .string("now a string"))
+        #expect(first["i"] == .int(0) && first["max"] == .int(Int64.max) && first.isPacked)
+    }
+
+    /// A packed string is checked as any string is: bad bytes and raw control characters are
+    /// parse errors, reported where they are.
+    @Test func packedPropertiesRefuseBadStrings() {
+        for (value, offset) in [("\"a\u{01}b\"", 2), ("\"ab", 0)] {
+            let text = #"{"type":"Feature","geometry":null,"properties":{"k":"# + value + "}}"
+            let start = text.utf8.count - value.utf8.count - 2
+            let e = parseError(text)
+            #expect(e?.code == .parse && e?.location?.offset == start + offset, "\(value): \(String(describing: e))")
+        }
+        var bytes = Array(#"{"type":"Feature","geometry":null,"properties":{"k":"ab"#.utf8)
+        let bad = bytes.count
+        bytes += [0xFF, 0x22, 0x7D, 0x7D]
+        let e = bytes.withUnsafeBufferPointer { b in Result { () throws(MapCoreError) in try GeoJSONParser.parse(b) } }
+        guard case .failure(let error) = e else { Issue.record("accepted invalid UTF-8"); return }
+        #expect(error.code == .parse && error.location?.offset == bad)
+    }
+
     @Test func structuralErrorsAreGeoJSONErrors() {
         let cases: [(String, ErrorCode)] = [
             (#"{"type":"Point"}"#, .invalidGeoJSON),

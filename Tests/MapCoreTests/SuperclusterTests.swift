@@ -39,14 +39,19 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.feature(i).prope
     /// The report rank of every slot equals its position in a whole-tree query, for sizes around
     /// the bucket boundaries (where the shape of the tree changes); a level tree's ranks by
     /// level index are the same ranks.
-    @Test func reportRankIsTheQueryOrder() {
+    @Test func reportRankIsTheQueryOrder() throws {
         var rng = SeededGenerator(seed: 3)
         for (count, nodeSize) in [(1, 64), (64, 64), (65, 64), (66, 64), (129, 64), (1000, 2), (1000, 3), (5000, 64), (4097, 16)] {
             var xy = ContiguousArray<Float>()
             for _ in 0..<count { xy.append(Float.random(in: 0...1, using: &rng)); xy.append(Float.random(in: 0...1, using: &rng)) }
             let tree = KDBush(refs: ContiguousArray((0..<count).map(Int32.init)), xy: xy, nodeSize: nodeSize)
             var reported: [Int] = []
-            tree.range(minX: -1, minY: -1, maxX: 2, maxY: 2) { reported.append(Int($0)) }
+            // A box holding every region reports whole nodes; one just short of the edges
+            // reports item by item: both in the ranks' order.
+            tree.range(minX: -1, minY: -1, maxX: 2, maxY: 2, positions: try #require(tree.ownPositions)) { reported.append(Int($0)) }
+            var tested: [Int] = []
+            tree.range(minX: -1, minY: -1, maxX: 2, maxY: Double(tree.storage.bounds.maxY.nextDown), positions: try #require(tree.ownPositions)) { tested.append(Int($0)) }
+            #expect(tested == reported.filter { xy[2 * $0 + 1] < tree.storage.bounds.maxY })
             // refs were the input indices; map each reported ref back to its slot.
             var slotOf = [Int](repeating: 0, count: count)
             for slot in 0..<count { slotOf[Int(tree.refs[slot])] = slot }
@@ -58,7 +63,7 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.feature(i).prope
             levels.submit(0, order: order, xy: xy)
             let levelRanks = levels.takeRanks(0)
             let levelTree = levels.finish()[0]
-            #expect(levelTree.refs == ContiguousArray(tree.refs.map { -1 - $0 }) && levelTree.coords == tree.coords)
+            #expect(levelTree.refs == ContiguousArray(tree.refs.map { -1 - $0 }))
             #expect((0..<count).allSatisfy { levelRanks?[$0] == slotRanks[slotOf[$0]] }, "count \(count), nodeSize \(nodeSize)")
         }
     }
@@ -84,7 +89,57 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.feature(i).prope
             levels.submit(0, order: refs, xy: xy)
             _ = levels.takeRanks(1)
             for tree in levels.finish() {
-                #expect(tree.refs == serial.refs && tree.coords == serial.coords, "count \(count), nodeSize \(nodeSize)")
+                #expect(tree.refs == serial.refs, "count \(count), nodeSize \(nodeSize)")
+            }
+        }
+    }
+
+    /// A level's tree keeps only refs (positions come from the index by ref) and reports a
+    /// node whose region lies in the box without testing its items; range and radius queries
+    /// still give exactly kdbush's items in kdbush's order. Boxes include ones whose edges pass
+    /// through item positions (inclusive bounds), ones inside one node and ones holding all.
+    @Test func queriesByRefEqualKDBush() throws {
+        var rng = SeededGenerator(seed: 13)
+        struct ByRef: KDPositions {
+            let xy: ContiguousArray<Float>
+            func position(slot: Int, ref: Int32) -> (x: Float, y: Float) { (xy[2 * Int(ref)], xy[2 * Int(ref) + 1]) }
+        }
+        for (count, nodeSize, grid) in [(5000, 64, false), (5000, 8, true), (700, 2, false), (66, 64, true), (1, 64, false)] {
+            var xy = ContiguousArray<Float>()
+            for _ in 0..<count {  // on a grid, many items share each coordinate
+                let x = grid ? Float(Int.random(in: 0...20, using: &rng)) / 20 : Float.random(in: 0...1, using: &rng)
+                xy.append(x); xy.append(grid ? Float(Int.random(in: 0...20, using: &rng)) / 20 : Float.random(in: 0...1, using: &rng))
+            }
+            let refs = ContiguousArray((0..<count).map(Int32.init))
+            let levels = LevelTrees(levels: 1, nodeSize: nodeSize, threaded: false)
+            levels.submit(0, order: refs, xy: xy)
+            let tree = levels.finish()[0]
+            #expect(tree.ownPositions == nil && tree.byteCount == 4 * count)
+            let oracle = ScalarKDBush(refs: refs, coords: xy, nodeSize: nodeSize)
+            /// An item's coordinate on `axis`, or one Float step off it either way.
+            func edge(_ axis: Int) -> Double {
+                let v = xy[2 * Int.random(in: 0..<count, using: &rng) + axis]
+                return Double([v, v.nextDown, v.nextUp][Int.random(in: 0...2, using: &rng)])
+            }
+            for q in 0..<400 {
+                var box: [Double]
+                switch q % 4 {
+                case 0:
+                    let x = Double.random(in: -0.1...1, using: &rng), y = Double.random(in: -0.1...1, using: &rng)
+                    let w = pow(10, Double.random(in: -3...0.3, using: &rng))
+                    box = [x, y, x + w, y + (q % 8 == 0 ? w : pow(10, Double.random(in: -3...0.3, using: &rng)))]
+                case 1: box = [edge(0), edge(1), edge(0) + 0.2, edge(1) + 0.2]
+                default: box = [edge(0), edge(1), edge(0), edge(1)]
+                }
+                if box[2] < box[0] { box.swapAt(0, 2) }
+                if box[3] < box[1] { box.swapAt(1, 3) }
+                var got: [Int32] = []
+                tree.range(minX: box[0], minY: box[1], maxX: box[2], maxY: box[3], positions: ByRef(xy: xy)) { got.append($0) }
+                #expect(got == oracle.range(box[0], box[1], box[2], box[3]), "range, count \(count), nodeSize \(nodeSize), box \(box)")
+                var near: [Int32] = []
+                let r = (box[2] - box[0]) / 2
+                tree.within(box[0], box[1], r, positions: ByRef(xy: xy)) { near.append($0) }
+                #expect(near == oracle.within(box[0], box[1], r), "within, count \(count), nodeSize \(nodeSize)")
             }
         }
     }
@@ -170,6 +225,22 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.feature(i).prope
                 if let k = (0..<min(got.count, expected.count)).first(where: { got[$0] != expected[$0] }) ?? (got.count == expected.count ? nil : min(got.count, expected.count)) {
                     mismatches += 1
                     Issue.record("count \(count), minPoints \(minPoints), dense \(dense), level \(z), item \(k) of \(expected.count): got \(k < got.count ? got[k] : []), expected \(k < expected.count ? expected[k] : [])")
+                }
+                // Boxes from a few pixels to most of the world: nodes wholly inside, straddling
+                // and outside, reported in kdbush's order.
+                for _ in 0..<(z % 3 == 0 ? 12 : 0) {
+                    let w = Double.random(in: -180...170, using: &rng), s = Double.random(in: -85...80, using: &rng)
+                    let span = pow(10, Double.random(in: -3...2.5, using: &rng))
+                    let e = min(180, w + span), n = min(85, s + span / 2)
+                    let inBox = try sc.clusters(west: w, south: s, east: e, north: n, zoom: Double(z)).map { item in
+                        let r = sc.record(item)
+                        var w = 0.0
+                        if case .cluster(let c) = item { w = sc.clusterProperties(c)["w"]?.doubleValue ?? .nan }
+                        return [Double(r.id), r.lng, r.lat, Double(r.pointCount), w]
+                    }
+                    let expectedInBox = reference.level(z, minX: Projection.x(lng: w), minY: Projection.y(lat: n),
+                                                        maxX: Projection.x(lng: e), maxY: Projection.y(lat: s))
+                    #expect(inBox == expectedInBox, "count \(count), level \(z), box \([w, s, e, n])")
                 }
                 for item in got where item[3] > 1 && z <= sc.options.maxZoom && z % 4 == 0 {
                     let children = try sc.children(of: Int(item[0])).map { Double(sc.id($0)) }
@@ -540,10 +611,39 @@ private struct ScalarKDBush {
         coords.swapAt(2 * i, 2 * j)
         coords.swapAt(2 * i + 1, 2 * j + 1)
     }
+
+    /// kdbush 4's `range`: every item's position is tested, node by node.
+    func range(_ minX: Double, _ minY: Double, _ maxX: Double, _ maxY: Double) -> [Int32] {
+        search(minX, minY, maxX, maxY) { x, y in x >= minX && x <= maxX && y >= minY && y <= maxY }
+    }
+
+    /// kdbush 4's `within`.
+    func within(_ qx: Double, _ qy: Double, _ r: Double) -> [Int32] {
+        search(qx - r, qy - r, qx + r, qy + r) { x, y in (x - qx) * (x - qx) + (y - qy) * (y - qy) <= r * r }
+    }
+
+    private func search(_ minX: Double, _ minY: Double, _ maxX: Double, _ maxY: Double, _ accept: (Double, Double) -> Bool) -> [Int32] {
+        var result: [Int32] = []
+        guard !refs.isEmpty else { return result }
+        var stack = [0, refs.count - 1, 0]
+        while !stack.isEmpty {
+            let axis = stack.removeLast(), right = stack.removeLast(), left = stack.removeLast()
+            if right - left <= nodeSize {
+                for i in left...right where accept(Double(coords[2 * i]), Double(coords[2 * i + 1])) { result.append(refs[i]) }
+                continue
+            }
+            let m = (left + right) >> 1
+            let x = Double(coords[2 * m]), y = Double(coords[2 * m + 1])
+            if accept(x, y) { result.append(refs[m]) }
+            if axis == 0 ? minX <= x : minY <= y { stack += [left, m - 1, 1 - axis] }
+            if axis == 0 ? maxX >= x : maxY >= y { stack += [m + 1, right, 1 - axis] }
+        }
+        return result
+    }
 }
 
 /// supercluster 8's `load` and `_cluster`, transcribed with one data array per level as upstream
-/// keeps them and kdbush `within` queries on the library's tree: the oracle for the index.
+/// keeps them and kdbush's plain queries (`ScalarKDBush`): the oracle for the index.
 private struct ReferenceSupercluster {
     struct Item {
         var x: Double, y: Double
@@ -554,7 +654,7 @@ private struct ReferenceSupercluster {
         var props: JSONObject?
     }
     private var levels: [[Item]] = []
-    private var trees: [KDBush] = []
+    private var trees: [ScalarKDBush] = []
     private let input: [Feature]
     private let options: SuperclusterOptions
 
@@ -565,10 +665,10 @@ private struct ReferenceSupercluster {
             Item(x: Double(Float(Projection.x(lng: f.geometry?.xy[0] ?? 0))), y: Double(Float(Projection.y(lat: f.geometry?.xy[1] ?? 0))),
                  id: i, count: 1)
         }
-        func tree(_ d: [Item]) -> KDBush {
+        func tree(_ d: [Item]) -> ScalarKDBush {
             var xy = ContiguousArray<Float>()
             for item in d { xy.append(Float(item.x)); xy.append(Float(item.y)) }
-            return KDBush(refs: ContiguousArray((0..<d.count).map(Int32.init)), xy: xy, nodeSize: options.nodeSize)
+            return ScalarKDBush(refs: ContiguousArray((0..<d.count).map(Int32.init)), coords: xy, nodeSize: options.nodeSize)
         }
         var levels: [[Item]] = [data]
         var trees = [tree(data)]
@@ -579,8 +679,7 @@ private struct ReferenceSupercluster {
             for i in data.indices {
                 if data[i].zoom <= zoom { continue }
                 data[i].zoom = zoom
-                var neighbours: [Int] = []
-                t.within(data[i].x, data[i].y, r) { neighbours.append(Int($0)) }
+                let neighbours = t.within(data[i].x, data[i].y, r).map(Int.init)
                 let origin = data[i].count
                 var total = origin
                 for k in neighbours where data[k].zoom > zoom { total += data[k].count }
@@ -627,17 +726,18 @@ private struct ReferenceSupercluster {
         let origin = levels[k][(id - input.count) >> 5]
         let r = options.radius / (options.extent * pow(2, Double(zoomField - 1)))
         var out: [Double] = []
-        trees[k].within(origin.x, origin.y, r) { ref in
-            if levels[k][Int(ref)].parent == id { out.append(Double(levels[k][Int(ref)].id)) }
+        for ref in trees[k].within(origin.x, origin.y, r) where levels[k][Int(ref)].parent == id {
+            out.append(Double(levels[k][Int(ref)].id))
         }
         return out
     }
 
-    /// The whole world at `zoom`: [id, lng, lat, count, sum of w] per item, in query order.
-    func level(_ zoom: Int) -> [[Double]] {
+    /// The items in a box of the unit square at `zoom` (the whole world by default):
+    /// [id, lng, lat, count, sum of w] per item, in query order.
+    func level(_ zoom: Int, minX: Double = 0, minY: Double = 0, maxX: Double = 1, maxY: Double = 1) -> [[Double]] {
         let k = zoom - options.minZoom
         var out: [[Double]] = []
-        trees[k].range(minX: 0, minY: 0, maxX: 1, maxY: 1) { ref in
+        for ref in trees[k].range(minX, minY, maxX, maxY) {
             let item = levels[k][Int(ref)]
             if item.count == 1 && item.props == nil {
                 let f = input[item.id]

@@ -33,9 +33,12 @@ final class LevelRanks: @unchecked Sendable {
 final class KDStorage: @unchecked Sendable {
     /// The caller's item references, permuted into tree order.
     let refs: UnsafeMutablePointer<Int32>
-    /// Interleaved x, y of each entry of `refs`.
-    let coords: UnsafeMutablePointer<Float>
+    /// Interleaved x, y of each entry of `refs`, until `releaseCoords`: a tree whose owner can
+    /// tell an item's position from its ref keeps only the refs (a third of the memory).
+    private(set) var coords: UnsafeMutablePointer<Float>?
     let count: Int
+    /// The smallest box holding every position (set by `fill`): the region of the root node.
+    private(set) var bounds = KDBox.empty
 
     /// `refs` and their positions (`xy` interleaved, at least one pair per ref), in input order.
     convenience init<Refs: Collection<Int32>>(refs: Refs, xy: ContiguousArray<Float>) {
@@ -58,19 +61,58 @@ final class KDStorage: @unchecked Sendable {
             slot += 1
         }
         self.refs.advanced(by: slot).initialize(repeating: 0, count: count - slot)
+        guard let coords else { return }
         xy.withUnsafeBufferPointer { xy in
             let filled = min(2 * count, xy.count)
             if let base = xy.baseAddress { coords.initialize(from: base, count: filled) }
             coords.advanced(by: filled).initialize(repeating: 0, count: 2 * count - filled)
         }
+        var box = KDBox.empty
+        for i in 0..<count { box.add(coords[2 * i], coords[2 * i + 1]) }
+        bounds = box
+    }
+
+    /// Frees the positions once the tree is sorted; queries then take them from the owner.
+    func releaseCoords() {
+        guard let coords else { return }
+        coords.deinitialize(count: 2 * count)
+        coords.deallocate()
+        self.coords = nil
     }
 
     deinit {
         refs.deinitialize(count: count)
         refs.deallocate()
-        coords.deinitialize(count: 2 * count)
-        coords.deallocate()
+        releaseCoords()
     }
+}
+
+/// A box of tree positions (inclusive): a node's region, bounded by its ancestors' middle items.
+struct KDBox {
+    var minX: Float, minY: Float, maxX: Float, maxY: Float
+    static let empty = KDBox(minX: .infinity, minY: .infinity, maxX: -.infinity, maxY: -.infinity)
+
+    @inline(__always) mutating func add(_ x: Float, _ y: Float) {
+        minX = min(minX, x); minY = min(minY, y)
+        maxX = max(maxX, x); maxY = max(maxY, y)
+    }
+
+    /// Whether every position of the box lies in minX...maxX × minY...maxY.
+    @inline(__always) func isInside(minX: Double, minY: Double, maxX: Double, maxY: Double) -> Bool {
+        Double(self.minX) >= minX && Double(self.maxX) <= maxX && Double(self.minY) >= minY && Double(self.maxY) <= maxY
+    }
+}
+
+/// Where a tree query reads an item's position: the tree's own coordinates, or its owner's
+/// tables by ref (a tree that released its coordinates).
+protocol KDPositions {
+    func position(slot: Int, ref: Int32) -> (x: Float, y: Float)
+}
+
+/// The tree's own coordinates (valid while the storage holds them).
+struct KDOwnPositions: KDPositions {
+    let coords: UnsafePointer<Float>
+    @inline(__always) func position(slot: Int, ref: Int32) -> (x: Float, y: Float) { (coords[2 * slot], coords[2 * slot + 1]) }
 }
 
 struct KDBush: Sendable {
@@ -81,8 +123,7 @@ struct KDBush: Sendable {
     /// trees of `parallelFrom` items or more are built on two threads.
     init(refs: ContiguousArray<Int32>, xy: ContiguousArray<Float>, nodeSize: Int, parallelFrom: Int = KDBush.parallelBuildSize) {
         self.init(unsorted: KDStorage(refs: refs, xy: xy), nodeSize: nodeSize)
-        guard count > 1 else { return }
-        let sorter = Sorter(storage, nodeSize: self.nodeSize)
+        guard count > 1, let sorter else { return }
         let right = count - 1
         // The two halves below the root are disjoint ranges sorted independently, so a
         // helper thread can take one: the result is the same array.
@@ -105,8 +146,14 @@ struct KDBush: Sendable {
     var count: Int { storage.count }
     /// Copies of the arrays in tree order (for tests and statistics).
     var refs: ContiguousArray<Int32> { ContiguousArray(UnsafeBufferPointer(start: storage.refs, count: count)) }
-    var coords: ContiguousArray<Float> { ContiguousArray(UnsafeBufferPointer(start: storage.coords, count: 2 * count)) }
-    var sorter: Sorter { Sorter(storage, nodeSize: nodeSize) }
+    var coords: ContiguousArray<Float> {
+        guard let c = storage.coords else { return [] }
+        return ContiguousArray(UnsafeBufferPointer(start: c, count: 2 * count))
+    }
+    /// The tree's sort, while it holds its coordinates.
+    var sorter: Sorter? { storage.coords.map { Sorter(refs: storage.refs, coords: $0, nodeSize: nodeSize) } }
+    /// Its own coordinates, for queries, while it holds them.
+    var ownPositions: KDOwnPositions? { storage.coords.map { KDOwnPositions(coords: $0) } }
 
     /// For a tree built over level indexes: stores the report rank of each level index in
     /// `ranks` (when given), then puts `order[i]` in place of each index i.
@@ -139,12 +186,6 @@ struct KDBush: Sendable {
         let refs: UnsafeMutablePointer<Int32>
         let coords: UnsafeMutablePointer<Float>
         let nodeSize: Int
-
-        init(_ storage: KDStorage, nodeSize: Int) {
-            refs = storage.refs
-            coords = storage.coords
-            self.nodeSize = nodeSize
-        }
 
         func sort(left: Int, right: Int, axis: Int) {
             // Iterative over the right half, recursive over the left: depth stays O(log n).
@@ -221,7 +262,13 @@ struct KDBush: Sendable {
     /// one walk of the implicit tree.
     private func forEachSlotInReportOrder(_ body: (Int) -> Void) {
         guard count > 0 else { return }
-        var stack: [Int] = [0, count - 1]
+        forEachSlotInReportOrder(left: 0, right: count - 1, body)
+    }
+
+    /// The same within the node over slots left...right.
+    @inline(__always)
+    private func forEachSlotInReportOrder(left: Int, right: Int, _ body: (Int) -> Void) {
+        var stack: [Int] = [left, right]
         stack.reserveCapacity(96)
         while let right = stack.popLast(), let left = stack.popLast() {
             if right - left <= nodeSize {
@@ -238,45 +285,69 @@ struct KDBush: Sendable {
 
     // MARK: queries (explicit stack; the right half is pushed last and so visited first)
 
-    /// Calls `body` with every ref whose position lies in the box (inclusive), in kdbush order.
-    func range(minX: Double, minY: Double, maxX: Double, maxY: Double, _ body: (Int32) -> Void) {
-        search(minX: minX, minY: minY, maxX: maxX, maxY: maxY,
+    /// Calls `body` with every ref whose position (read through `positions`) lies in the box
+    /// (inclusive), in kdbush order. A node whose whole region lies in the box is reported
+    /// without reading its positions.
+    func range<P: KDPositions>(minX: Double, minY: Double, maxX: Double, maxY: Double, positions: P, _ body: (Int32) -> Void) {
+        search(minX: minX, minY: minY, maxX: maxX, maxY: maxY, positions: positions, reportsWholeRegions: true,
                accept: { x, y in x >= minX && x <= maxX && y >= minY && y <= maxY }) { body(storage.refs[$0]) }
     }
 
     /// Calls `body` with every ref within distance `r` of (qx, qy) (inclusive), in kdbush order.
     /// kdbush prunes a radius query exactly as a range query over the square around the circle.
-    func within(_ qx: Double, _ qy: Double, _ r: Double, _ body: (Int32) -> Void) {
+    func within<P: KDPositions>(_ qx: Double, _ qy: Double, _ r: Double, positions: P, _ body: (Int32) -> Void) {
         let r2 = r * r
-        search(minX: qx - r, minY: qy - r, maxX: qx + r, maxY: qy + r,
+        search(minX: qx - r, minY: qy - r, maxX: qx + r, maxY: qy + r, positions: positions, reportsWholeRegions: false,
                accept: { x, y in (x - qx) * (x - qx) + (y - qy) * (y - qy) <= r2 }) { body(storage.refs[$0]) }
     }
 
     /// kdbush's traversal (explicit stack; the right half is pushed last and so visited first):
-    /// prunes halves outside the box and reports the slots whose position `accept`s.
+    /// prunes halves outside the box and reports the slots whose position `accept`s. With
+    /// `reportsWholeRegions` (`accept` is the box test), a node whose region lies in the box is
+    /// reported whole in the same order. Regions are exact: kdbush's select leaves a node's
+    /// left half at or below its middle item on the split axis and the right half at or above.
     @inline(__always)
-    private func search(minX: Double, minY: Double, maxX: Double, maxY: Double,
-                        accept: (Double, Double) -> Bool, _ report: (Int) -> Void) {
+    private func search<P: KDPositions>(minX: Double, minY: Double, maxX: Double, maxY: Double, positions: P,
+                                        reportsWholeRegions: Bool, accept: (Double, Double) -> Bool, _ report: (Int) -> Void) {
         guard count > 0 else { return }
-        let c = storage.coords
-        var stack: [Int] = [0, count - 1, 0]
-        stack.reserveCapacity(96)
-        while stack.count >= 3 {
-            let axis = stack.removeLast(), right = stack.removeLast(), left = stack.removeLast()
+        var stack: [SearchNode] = [SearchNode(left: 0, right: count - 1, axis: 0, region: storage.bounds)]
+        stack.reserveCapacity(64)
+        let refs = storage.refs
+        while let node = stack.popLast() {
+            let left = node.left, right = node.right, axis = node.axis
+            if reportsWholeRegions && node.region.isInside(minX: minX, minY: minY, maxX: maxX, maxY: maxY) {
+                forEachSlotInReportOrder(left: left, right: right, report)
+                continue
+            }
             if right - left <= nodeSize {
-                for i in left...right where accept(Double(c[2 * i]), Double(c[2 * i + 1])) { report(i) }
+                for i in left...right {
+                    let p = positions.position(slot: i, ref: refs[i])
+                    if accept(Double(p.x), Double(p.y)) { report(i) }
+                }
                 continue
             }
             let m = (left + right) >> 1
-            let x = Double(c[2 * m]), y = Double(c[2 * m + 1])
+            let p = positions.position(slot: m, ref: refs[m])
+            let x = Double(p.x), y = Double(p.y)
             if accept(x, y) { report(m) }
-            if axis == 0 ? minX <= x : minY <= y { stack.append(left); stack.append(m - 1); stack.append(1 - axis) }
-            if axis == 0 ? maxX >= x : maxY >= y { stack.append(m + 1); stack.append(right); stack.append(1 - axis) }
+            if axis == 0 ? minX <= x : minY <= y {
+                var region = node.region
+                if axis == 0 { region.maxX = p.x } else { region.maxY = p.y }
+                stack.append(SearchNode(left: left, right: m - 1, axis: 1 - axis, region: region))
+            }
+            if axis == 0 ? maxX >= x : maxY >= y {
+                var region = node.region
+                if axis == 0 { region.minX = p.x } else { region.minY = p.y }
+                stack.append(SearchNode(left: m + 1, right: right, axis: 1 - axis, region: region))
+            }
         }
     }
 
+    /// A node waiting on a query's stack.
+    private struct SearchNode { var left: Int, right: Int, axis: Int, region: KDBox }
+
     /// Bytes held, for memory accounting.
-    var byteCount: Int { count * 12 }
+    var byteCount: Int { count * (storage.coords == nil ? 4 : 12) }
 }
 
 /// Radius queries for the clustering passes, answered from a uniform grid instead of the tree, with

@@ -10,7 +10,8 @@ import Glibc
 /// then sorts the halves independently), so both threads can work on one tree, and work on the
 /// newest level, which the next pass to need ranks waits for, goes first. The build's own thread
 /// takes tasks while it waits, and at the end. Who runs a task, and when, does not change the
-/// tree: each task's range is sorted exactly as kdbush sorts it.
+/// tree: each task's range is sorted exactly as kdbush sorts it. A finished tree keeps only its
+/// refs: its owner tells positions by ref.
 final class LevelTrees: @unchecked Sendable {
     private struct Task { var left: Int, right: Int, axis: Int }
 
@@ -175,15 +176,14 @@ final class LevelTrees: @unchecked Sendable {
         let first = !build.filled
         pthread_mutex_unlock(mutex)
         if first { build.fill() }
-        let sorter = build.tree.sorter
         var halves: [Task] = []
-        if task.right - task.left + 1 > Self.taskSize && task.right - task.left > sorter.nodeSize {
+        if let sorter = build.tree.sorter, task.right - task.left + 1 > Self.taskSize && task.right - task.left > sorter.nodeSize {
             // kdbush's sort step: the middle item, then each half on its own.
             let m = (task.left + task.right) >> 1
             sorter.select(k: m, left: task.left, right: task.right, axis: task.axis)
             halves = [Task(left: task.left, right: m - 1, axis: 1 - task.axis), Task(left: m + 1, right: task.right, axis: 1 - task.axis)]
         } else {
-            sorter.sort(left: task.left, right: task.right, axis: task.axis)
+            build.tree.sorter?.sort(left: task.left, right: task.right, axis: task.axis)
         }
         pthread_mutex_lock(mutex)
         if first {
@@ -203,6 +203,8 @@ final class LevelTrees: @unchecked Sendable {
         pthread_mutex_unlock(mutex)
         if !build.filled { build.fill() }
         build.tree.placeLevelRefs(build.order, ranks: ranks)
+        // The index tells positions by ref (`Supercluster.ItemPositions`).
+        build.tree.storage.releaseCoords()
         pthread_mutex_lock(mutex)
         build.filled = true
         build.xy = []

@@ -87,6 +87,9 @@ public final class Supercluster: Sendable {
     // and latitude are interleaved: flat queries read both for items in spatial order, which is
     // a random order of input indexes, so one cache line per point instead of two.
     private let pointLngLat: ContiguousArray<Double>
+    /// Projected positions by input index, rounded to Float: the trees' coordinates of points
+    /// (the trees keep only refs, `ItemPositions`).
+    private let pointXY: ContiguousArray<Float>
     /// The table index of the cluster a point was merged into, or -1.
     private let pointParent: ContiguousArray<Int32>
 
@@ -162,6 +165,7 @@ public final class Supercluster: Sendable {
             for ref in order { xy.append(pointXY[2 * Int(ref)]); xy.append(pointXY[2 * Int(ref) + 1]) }
         }
         pointLngLat = lngLat
+        self.pointXY = pointXY
 
         var b = Builder(n: n, options: options, props: clusterProperties, input: input, lngLat: lngLat, pointXY: pointXY)
         // Each level's tree is submitted as soon as the level is complete and built by two
@@ -607,6 +611,24 @@ public final class Supercluster: Sendable {
 
     // MARK: queries
 
+    /// A level item's tree position by ref: a point's projection as the trees hold it, a
+    /// cluster's centre rounded to Float (what its level's tree was built from).
+    struct ItemPositions: KDPositions {
+        let points: UnsafeBufferPointer<Float>
+        let clusters: UnsafeBufferPointer<ClusterNode>
+        @inline(__always) func position(slot: Int, ref: Int32) -> (x: Float, y: Float) {
+            if ref >= 0 { return (points[2 * Int(ref)], points[2 * Int(ref) + 1]) }
+            let c = clusters[Int(-1 - ref)]
+            return (Float(c.x), Float(c.y))
+        }
+    }
+
+    private func withItemPositions<R>(_ body: (ItemPositions) -> R) -> R {
+        pointXY.withUnsafeBufferPointer { points in
+            clusters.withUnsafeBufferPointer { clusters in body(ItemPositions(points: points, clusters: clusters)) }
+        }
+    }
+
     /// The level a query zoom reads: floored and clamped to minZoom...maxZoom+1.
     func level(_ zoom: Double) throws(MapCoreError) -> Int {
         guard !zoom.isNaN else { throw MapCoreError(.invalidArgument, "zoom must be a number (got NaN).") }
@@ -642,8 +664,10 @@ public final class Supercluster: Sendable {
         var maxLng = east == 180 ? 180 : wrap(east)
         let minLat = max(-90, min(90, south)), maxLat = max(-90, min(90, north))
         func collect(_ w: Double, _ e: Double) {
-            tree.range(minX: Projection.x(lng: w), minY: Projection.y(lat: maxLat),
-                       maxX: Projection.x(lng: e), maxY: Projection.y(lat: minLat)) { out.append($0) }
+            withItemPositions { positions in
+                tree.range(minX: Projection.x(lng: w), minY: Projection.y(lat: maxLat),
+                           maxX: Projection.x(lng: e), maxY: Projection.y(lat: minLat), positions: positions) { out.append($0) }
+            }
         }
         if east - west >= 360 {
             minLng = -180
@@ -671,7 +695,7 @@ public final class Supercluster: Sendable {
         let top = (Double(y) - p) / z2, bottom = (Double(y) + 1 + p) / z2
         var out: [TileItem] = []
         func add(minX: Double, maxX: Double, shiftX: Double) {
-            tree.range(minX: minX, minY: top, maxX: maxX, maxY: bottom) { ref in
+            withItemPositions { positions in tree.range(minX: minX, minY: top, maxX: maxX, maxY: bottom, positions: positions) { ref in
                 let item = ClusterItem(ref: ref)
                 let px: Double, py: Double
                 switch item {
@@ -685,7 +709,7 @@ public final class Supercluster: Sendable {
                 out.append(TileItem(item: item,
                                     x: Self.jsRound(options.extent * (px * z2 - shiftX)),
                                     y: Self.jsRound(options.extent * (py * z2 - Double(y)))))
-            }
+            } }
         }
         add(minX: (Double(x) - p) / z2, maxX: (Double(x) + 1 + p) / z2, shiftX: Double(x))
         if x == 0 { add(minX: 1 - p / z2, maxX: 1, shiftX: z2) }
@@ -704,11 +728,13 @@ public final class Supercluster: Sendable {
         // rounded to Float), a cluster's exact centre.
         let leader = clusters[c].leader
         let (ox, oy) = leader >= 0
-            ? (Double(Float(Projection.x(lng: pointLngLat[2 * Int(leader)]))), Double(Float(Projection.y(lat: pointLngLat[2 * Int(leader) + 1]))))
+            ? (Double(pointXY[2 * Int(leader)]), Double(pointXY[2 * Int(leader) + 1]))
             : (clusters[Int(-1 - leader)].x, clusters[Int(-1 - leader)].y)
-        tree.within(ox, oy, r) { ref in
-            let parent = ref >= 0 ? pointParent[Int(ref)] : clusters[Int(-1 - ref)].parent
-            if parent == Int32(c) { out.append(ClusterItem(ref: ref)) }
+        withItemPositions { positions in
+            tree.within(ox, oy, r, positions: positions) { ref in
+                let parent = ref >= 0 ? pointParent[Int(ref)] : clusters[Int(-1 - ref)].parent
+                if parent == Int32(c) { out.append(ClusterItem(ref: ref)) }
+            }
         }
         guard !out.isEmpty else { throw MapCoreError(.notFound, "No cluster with the specified id (\(clusterID)).") }
         return out
@@ -788,7 +814,7 @@ public final class Supercluster: Sendable {
 
     /// Bytes held by the index (trees and tables, not the input features).
     public var indexByteCount: Int {
-        trees.reduce(0) { $0 + $1.byteCount } + pointLngLat.capacity * 8 + pointParent.capacity * 4
+        trees.reduce(0) { $0 + $1.byteCount } + pointLngLat.capacity * 8 + pointXY.capacity * 4 + pointParent.capacity * 4
             + clusters.capacity * MemoryLayout<ClusterNode>.stride
     }
 

@@ -169,7 +169,13 @@ struct GeoJSONReader {
                     feature.geometry = try readNullableGeometry()
                 } else if r.keyEquals(key, "properties") {
                     guard r.current == 0x7B || r.current == 0x6E else { throw wrongShape("an object or null for \"properties\"") }
-                    if case .object(let o) = try r.readValue() { feature.properties = o } else { feature.properties = nil }
+                    if let packed = try r.readPackedObject() {
+                        feature.properties = packed
+                    } else if case .object(let o) = try r.readValue() {
+                        feature.properties = o
+                    } else {
+                        feature.properties = nil
+                    }
                 } else if r.keyEquals(key, "id") {
                     feature.id = try readFeatureID()
                 } else if r.keyEquals(key, "bbox") {

@@ -455,7 +455,7 @@ struct JSONReader {
     }
 
     /// Reads `true`, `false` or `null`.
-    private mutating func readLiteral() throws(PositionedError) -> JSONValue {
+    mutating func readLiteral() throws(PositionedError) -> JSONValue {
         func matches(_ word: StaticString) -> Bool {
             let n = word.utf8CodeUnitCount
             guard pos + n <= end else { return false }
@@ -542,6 +542,106 @@ struct JSONReader {
 
     /// Reusable storage for containers being read (kept across values of one document).
     var scratch = Scratch()
+
+    // MARK: packed objects
+
+    /// The keys of the last object packed, shared by the next ones of the same shape.
+    private var packedKeys: [String] = []
+    private var packedBytes: [UInt8] = []
+
+    /// Reads an object whose members are all scalars straight into a packed `JSONObject`
+    /// (feature properties: a million small objects of a few shapes), without making a value
+    /// or a String per member. Returns nil, at the position it started from, for any other
+    /// object (a nested value, a repeated key, more than 64 members): the caller then reads it
+    /// with `readValue`, which also reports its errors.
+    mutating func readPackedObject() throws(PositionedError) -> JSONObject? {
+        skipWhitespace()
+        let begin = pos
+        guard current == 0x7B else { return nil }
+        try enterContainer()
+        defer { leaveContainer() }
+        pos += 1
+        skipWhitespace()
+        if current == 0x7D {
+            pos += 1
+            return JSONObject()
+        }
+        var bytes = packedBytes
+        packedBytes = []
+        bytes.removeAll(keepingCapacity: true)
+        defer { packedBytes = bytes }
+        // Members are checked against the last shape's keys while they match; from the first
+        // that does not, the keys are gathered anew.
+        let shape = packedKeys
+        var matched = 0
+        var fresh: [String] = []
+        var index = 0
+        repeat {
+            let key = try readMemberKey(index: index)
+            if fresh.isEmpty && matched == index && index < shape.count && shape[index] == key {
+                matched += 1
+            } else {
+                if fresh.isEmpty { fresh = Array(shape[0..<matched]) }
+                guard fresh.count < 64, !fresh.contains(key) else { pos = begin; return nil }
+                fresh.append(key)
+            }
+            index += 1
+            try expect(0x3A, "':'")
+            skipWhitespace()
+            switch current {
+            case 0x22:
+                guard try appendPackedString(to: &bytes) else { pos = begin; return nil }
+            case 0x2D, 0x30...0x39:
+                switch try readNumber() {
+                case .int(let v): JSONObject.Packed.append(int: v, to: &bytes)
+                case .uint(let v): JSONObject.Packed.append(uint: v, to: &bytes)
+                case .double(let v): JSONObject.Packed.append(double: v, to: &bytes)
+                default: pos = begin; return nil
+                }
+            case 0x74, 0x66, 0x6E:
+                switch try readLiteral() {
+                case .bool(let b): JSONObject.Packed.append(bool: b, to: &bytes)
+                default: JSONObject.Packed.appendNull(to: &bytes)
+                }
+            default:
+                pos = begin
+                return nil
+            }
+        } while try nextInContainer(close: 0x7D)
+        let keys: [String]
+        if fresh.isEmpty && matched == shape.count {
+            keys = shape
+        } else {
+            keys = fresh.isEmpty ? Array(shape[0..<matched]) : fresh
+            packedKeys = keys
+        }
+        return JSONObject(packedKeys: keys, values: bytes)
+    }
+
+    /// Appends the string at the current position (a '"') to a packed object's values: its
+    /// bytes as they are when it has no escapes (checked as `readString` checks them), else
+    /// decoded. False if it is too long to pack.
+    private mutating func appendPackedString(to bytes: inout [UInt8]) throws(PositionedError) -> Bool {
+        let quote = pos
+        var p = pos + 1
+        var ascii = true
+        while p < end {
+            let c = base[p]
+            if c == 0x22 || c == 0x5C { break }
+            if c < 0x20 { pos = p; throw fail("Control character in string (must be escaped).") }
+            if c >= 0x80 { ascii = false }
+            p += 1
+        }
+        guard p < end else { throw fail("Unterminated string.", at: quote) }
+        if base[p] == 0x5C {
+            var s = try readString()
+            return s.withUTF8 { JSONObject.Packed.append(string: $0, to: &bytes) }
+        }
+        let raw = UnsafeBufferPointer(start: base + quote + 1, count: p - quote - 1)
+        if !ascii, let bad = firstInvalidUTF8(raw) { throw fail("Invalid UTF-8 in string.", at: quote + 1 + bad) }
+        pos = p + 1
+        return JSONObject.Packed.append(string: raw, to: &bytes)
+    }
 
     struct Scratch {
         var members: [JSONObject.Member] = []
