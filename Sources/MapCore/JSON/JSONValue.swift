@@ -200,16 +200,16 @@ public struct JSONObject: Equatable, Sendable, Sequence {
             let keys = header
             guard let wanted = keys.withUnsafeBufferPointer({ keys in keys.firstIndex(of: key) }) else { return nil }
             var found: JSONValue?
-            forEachValue { k, value in
-                guard k == wanted else { return true }
+            forEachValue(from: wanted) { _, value in
                 found = value
                 return false
             }
             return found
         }
 
-        /// Decodes the values in order until `body` returns false.
-        private func forEachValue(_ body: (Int, JSONValue) -> Bool) {
+        /// Decodes the values in order from index `first` (earlier ones are stepped over, not
+        /// decoded) until `body` returns false.
+        private func forEachValue(from first: Int = 0, _ body: (Int, JSONValue) -> Bool) {
             let count = header.count
             withUnsafeMutablePointerToElements { bytes in
                 var at = 0
@@ -220,6 +220,15 @@ public struct JSONObject: Equatable, Sendable, Sequence {
                 for k in 0..<count {
                     let tag = Tag(rawValue: bytes[at]) ?? .null
                     at += 1
+                    if k < first {
+                        switch tag {
+                        case .null, .false, .true: break
+                        case .int, .uint, .double: at += 8
+                        case .shortString: at += 1 + Int(bytes[at])
+                        case .string: at += 4 + Int(UInt32(littleEndian: UnsafeRawPointer(bytes + at).loadUnaligned(as: UInt32.self)))
+                        }
+                        continue
+                    }
                     let value: JSONValue
                     switch tag {
                     case .null: value = .null
