@@ -58,6 +58,28 @@ import Testing
         #expect(sum == 10)
     }
 
+    @Test func featureIDsOfEveryKindSurviveChangesAndCopies() throws {
+        // A million parsed features are a million of these: the layout is part of the memory budget.
+        #expect(MemoryLayout<Feature>.stride == 64)
+        let ids: [FeatureID?] = [nil, .int(-7), .int(.min), .uint(.max), .double(-0.0), .double(2.5), .string(""), .string("a long string id, off the inline form")]
+        for first in ids {
+            for second in ids {
+                var f = Feature(geometry: .point(1, 2), id: first, bbox: [1, 2, 1, 2])
+                let copy = f
+                f.id = second
+                #expect(f.id == second && copy.id == first)
+                #expect(f.bbox == [1, 2, 1, 2])
+                if case .double(let d)? = second, case .double(let e)? = f.id { #expect(d.sign == e.sign) }
+            }
+        }
+        var stringOnly = Feature(geometry: nil, id: .string("s"))
+        stringOnly.id = .int(1)
+        #expect(stringOnly == Feature(geometry: nil, id: .int(1)))
+        let parsed = try GeoJSONParser.parse(#"{"type":"FeatureCollection","features":[{"type":"Feature","id":"abc","geometry":null,"properties":null},{"type":"Feature","id":18446744073709551615,"geometry":null,"properties":null},{"type":"Feature","id":-1.5,"geometry":null,"properties":null}]}"#)
+        guard case .featureCollection(let c) = parsed else { Issue.record("not a collection"); return }
+        #expect(c.features.map(\.id) == [.string("abc"), .uint(.max), .double(-1.5)])
+    }
+
     @Test func rareMembersAreCopiedOnWrite() throws {
         let parsed = try GeoJSONParser.parse(#"{"type":"Feature","bbox":[0,0,1,1],"geometry":{"type":"LineString","coordinates":[[0,0,5],[1,1]],"name":"l"},"properties":null,"x":1}"#)
         guard case .feature(let original) = parsed, let line = original.geometry else { Issue.record("not a feature"); return }
@@ -106,6 +128,30 @@ import Testing
     @Test func packedPropertiesReadAsTheGeneralReaderReadsThem() throws {
         let long = String(repeating: "é", count: 200)  // 400 bytes: the long-string tag
         let wide = (0..<70).map { "\"k\($0)\":\($0)" }.joined(separator: ",")
+        // Each width of the int and decimal payloads, on both sides of its limits, and doubles
+        // the decimal form must refuse (too many places or digits, 2^53, zeros, -0.0 above).
+        let widths = (1...8).flatMap { n -> [Int64] in
+            let limit = n == 8 ? Int64.max : (Int64(1) << (8 * n - 1)) - 1
+            return [limit, -limit - 1] + (n < 8 ? [limit + 1, -limit - 2] : [])
+        }
+        let ints = widths.enumerated().map { "\"i\($0.offset)\":\($0.element)" }.joined(separator: ",")
+        let doubles = ["2.37", "-2.37", "0.1", "0.3", "3.0", "1e2", "-1.005", "0.12345678", "1234567.1234567",
+                       "9007199254740992.0", "9007199254740991.0", "4503599627370497.5", "123456789012345.6",
+                       "36028797018963967.0", "-1e-7", "1.7976931348623157e308", "2.5e-8", "0.0000001",
+                       "1.00000001", "12.5e-3", "5e-1", "-0.5", "0.0", "2.370", "1e2"]
+        let decimals = doubles.enumerated().map { "\"d\($0.offset)\":\($0.element)" }.joined(separator: ",")
+        let edges = "\"s127\":\"\(String(repeating: "x", count: 127))\",\"s128\":\"\(String(repeating: "y", count: 128))\""
+        var generator = SeededGenerator(seed: 4)
+        let random = (0..<60).map { k -> String in
+            // m / 10^places written out as decimal text, up to 15 significant digits.
+            let places = k % 10
+            let m = Int64.random(in: -999_999_999_999_999...999_999_999_999_999, using: &generator) >> Int64(k % 40)
+            let digits = String(m.magnitude)
+            let padded = String(repeating: "0", count: max(0, places + 1 - digits.count)) + digits
+            let split = padded.index(padded.endIndex, offsetBy: -places)
+            let text = (m < 0 ? "-" : "") + padded[..<split] + (places > 0 ? "." + padded[split...] : ".0")
+            return "\"r\(k)\":" + text
+        }.joined(separator: ",")
         let properties = [
             #"{"i":0,"n":-5,"max":9223372036854775807,"min":-9223372036854775808,"u":18446744073709551615}"#,
             #"{"i":1,"n":-6,"max":1,"min":2,"u":3}"#,  // the same shape
@@ -119,8 +165,9 @@ import Testing
             "{\(wide)}",
             #"{"x":1,"o":{}}"#,
             #"{"i":7,"n":8,"max":9,"min":10,"u":11}"#,  // the first shape again
+            "{\(ints)}", "{\(decimals),\(edges)}", "{\(random)}",
         ]
-        let packs = [true, true, true, true, true, true, false, false, false, false, false, true]
+        let packs = [true, true, true, true, true, true, false, false, false, false, false, true, true, true, true]
         let text = #"{"type":"FeatureCollection","features":["# + properties.map {
             #"{"type":"Feature","geometry":null,"properties":"# + $0 + "}"
         }.joined(separator: ",") + "]}"

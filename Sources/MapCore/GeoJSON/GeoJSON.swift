@@ -39,13 +39,15 @@ public enum GeometryType: Int32, CaseIterable, Sendable {
 /// A geometry. Positions are never objects: all of them sit in `xy` as interleaved
 /// longitude/latitude pairs, and the nesting of lines, rings and polygons is kept as end indices.
 /// Members most geometries lack (altitudes, polygon ends, collection members, bbox, foreign
-/// members) live in one shared box, so a Point is 41 bytes with no heap block of its own.
+/// members) live in one shared box, so a Point is 34 bytes with no heap block of its own.
 public struct Geometry: Sendable {
-    /// Longitude and latitude of every position, interleaved (x0, y0, x1, y1, …), in document order.
-    public var xy: CoordinateList
+    // Declared so that the two one-byte members (the coordinates' inline/array tag and `type`)
+    // end the struct together: 34 bytes, whose tail `Feature` fills with its id's kind.
     /// MultiLineString lines, Polygon rings, MultiPolygon rings: the position index where each ends.
     public var partEnds: ContiguousArray<Int>
     private var rare: CopyOnWriteBox<RareMembers>?
+    /// Longitude and latitude of every position, interleaved (x0, y0, x1, y1, …), in document order.
+    public var xy: CoordinateList
     public var type: GeometryType
 
     struct RareMembers: Sendable {
@@ -177,26 +179,60 @@ public enum FeatureID: Hashable, Sendable {
     }
 }
 
+/// 64 bytes: a numeric id is held inline (its kind in the geometry's tail padding), a string id
+/// in the box of rare members, since a million features are a million of these.
 public struct Feature: Equatable, Sendable {
     /// nil for `"geometry": null` (unlocated features).
     public var geometry: Geometry?
-    public var id: FeatureID?
+    private var idKind: IDKind
+    private var idBits: UInt64
     /// nil for `"properties": null` or a missing member.
     public var properties: JSONObject?
     private var rare: CopyOnWriteBox<RareMembers>?
 
+    private enum IDKind: UInt8 { case none, int, uint, double, string }
+
     struct RareMembers: Equatable, Sendable {
         var bbox: [Double]?
         var foreignMembers = JSONObject()
+        var stringID: String?
     }
 
     public init(geometry: Geometry?, properties: JSONObject? = nil, id: FeatureID? = nil,
                 bbox: [Double]? = nil, foreignMembers: JSONObject = JSONObject()) {
-        self.id = id
         self.geometry = geometry
         self.properties = properties
+        idKind = .none
+        idBits = 0
         if bbox != nil || !foreignMembers.isEmpty {
             rare = CopyOnWriteBox(RareMembers(bbox: bbox, foreignMembers: foreignMembers))
+        }
+        self.id = id
+    }
+
+    public var id: FeatureID? {
+        get {
+            switch idKind {
+            case .none: return nil
+            case .int: return .int(Int64(bitPattern: idBits))
+            case .uint: return .uint(idBits)
+            case .double: return .double(Double(bitPattern: idBits))
+            case .string: return rare?.value.stringID.map(FeatureID.string)
+            }
+        }
+        set {
+            if case .string(let s)? = newValue {
+                CopyOnWriteBox.unique(&rare, RareMembers()).value.stringID = s
+                (idKind, idBits) = (.string, 0)
+                return
+            }
+            if idKind == .string { CopyOnWriteBox.unique(&rare, RareMembers()).value.stringID = nil }
+            switch newValue {
+            case .int(let v)?: (idKind, idBits) = (.int, UInt64(bitPattern: v))
+            case .uint(let v)?: (idKind, idBits) = (.uint, v)
+            case .double(let v)?: (idKind, idBits) = (.double, v.bitPattern)
+            case nil, .string?: (idKind, idBits) = (.none, 0)
+            }
         }
     }
 

@@ -296,6 +296,27 @@ struct JSONReader {
 
     /// Reads a JSON number: `.int`/`.uint` for integers that fit 64 bits, `.double` otherwise.
     mutating func readNumber() throws(PositionedError) -> JSONValue {
+        try value(of: scanNumber())
+    }
+
+    /// A number as written: ±mantissa × 10^exp10 (`truncated`: digits beyond 64 bits were dropped).
+    struct NumberText {
+        var mantissa: UInt64
+        var exp10: Int
+        var negative: Bool
+        var isInteger: Bool
+        var truncated: Bool
+        var start: Int
+
+        /// The places k and integer m of a number equal to m / 10^k with k ≤ 7 and 0 < |m| < 2^53:
+        /// its double is then exactly `Double(m) / 10^k` (Clinger's fast path).
+        var shortDecimal: (m: Int64, places: Int)? {
+            guard !isInteger, !truncated, mantissa != 0, mantissa < (1 << 53), exp10 <= 0, exp10 >= -7 else { return nil }
+            return (negative ? -Int64(mantissa) : Int64(mantissa), -exp10)
+        }
+    }
+
+    @inline(__always) mutating func scanNumber() throws(PositionedError) -> NumberText {
         let start = pos
         var p = pos
         let negative = byte(p) == 0x2D
@@ -361,16 +382,21 @@ struct JSONReader {
             exp10 += expNegative ? -exponent : exponent
         }
         pos = p
+        return NumberText(mantissa: mantissa, exp10: exp10, negative: negative, isInteger: isInteger,
+                          truncated: truncated, start: start)
+    }
 
-        if isInteger && !truncated {
-            if !negative {
-                return mantissa <= UInt64(Int64.max) ? .int(Int64(mantissa)) : .uint(mantissa)
+    /// The value of the number just scanned (`pos` at its end).
+    @inline(__always) mutating func value(of n: NumberText) throws(PositionedError) -> JSONValue {
+        if n.isInteger && !n.truncated {
+            if !n.negative {
+                return n.mantissa <= UInt64(Int64.max) ? .int(Int64(n.mantissa)) : .uint(n.mantissa)
             }
-            if mantissa <= UInt64(Int64.max) { return .int(-Int64(mantissa)) }
-            if mantissa == UInt64(Int64.max) + 1 { return .int(Int64.min) }
+            if n.mantissa <= UInt64(Int64.max) { return .int(-Int64(n.mantissa)) }
+            if n.mantissa == UInt64(Int64.max) + 1 { return .int(Int64.min) }
         }
-        return .double(try finishDouble(mantissa: mantissa, exp10: exp10, negative: negative,
-                                        exact: !truncated, start: start))
+        return .double(try finishDouble(mantissa: n.mantissa, exp10: n.exp10, negative: n.negative,
+                                        exact: !n.truncated, start: n.start))
     }
 
     /// `m * 10 + d`, or nil when that leaves 64 bits.
@@ -592,11 +618,16 @@ struct JSONReader {
             case 0x22:
                 guard try appendPackedString(to: &bytes) else { pos = begin; return nil }
             case 0x2D, 0x30...0x39:
-                switch try readNumber() {
-                case .int(let v): JSONObject.Packed.append(int: v, to: &bytes)
-                case .uint(let v): JSONObject.Packed.append(uint: v, to: &bytes)
-                case .double(let v): JSONObject.Packed.append(double: v, to: &bytes)
-                default: pos = begin; return nil
+                let number = try scanNumber()
+                if let decimal = number.shortDecimal {
+                    JSONObject.Packed.append(decimal: decimal.m, places: decimal.places, to: &bytes)
+                } else {
+                    switch try value(of: number) {
+                    case .int(let v): JSONObject.Packed.append(int: v, to: &bytes)
+                    case .uint(let v): JSONObject.Packed.append(uint: v, to: &bytes)
+                    case .double(let v): JSONObject.Packed.append(double: v, to: &bytes)
+                    default: pos = begin; return nil
+                    }
                 }
             case 0x74, 0x66, 0x6E:
                 switch try readLiteral() {

@@ -61,7 +61,7 @@ public enum JSONValue: Equatable, Sendable {
 ///
 /// Feature properties parsed from GeoJSON whose values are all scalars are stored packed
 /// (`JSONObject.Packed`): the keys shared by every object of the same shape, the values encoded
-/// in one small heap block. A million features' properties then take 80 bytes each instead of
+/// in one small heap block. A million features' properties then take 64 bytes each instead of
 /// 240 (five members). Changing a packed object unpacks it first.
 public struct JSONObject: Equatable, Sendable, Sequence {
     public typealias Member = (key: String, value: JSONValue)
@@ -147,10 +147,27 @@ public struct JSONObject: Equatable, Sendable, Sequence {
         storage = .packed(Packed.make(keys: keys, values: values))
     }
 
-    /// Scalar values, each a tag byte and its payload (numbers as their 8 bytes, strings as
-    /// their length and UTF-8 bytes), in one block after the keys. Immutable once made.
+    /// Scalar values, each a tag byte and its payload, in one block after the keys. Immutable
+    /// once made. The encoding aims at the 64-byte malloc block for typical properties (the
+    /// object's own header is 24 bytes), so payloads are as short as their values allow:
+    ///
+    /// | tag | value | payload |
+    /// |---|---|---|
+    /// | 0x00, 0x01, 0x02 | null, false, true | none |
+    /// | 0x03 | uint (above Int64.max) | 8 bytes |
+    /// | 0x04 | double | its 8 bytes |
+    /// | 0x05 | string of 128 bytes or more | UInt32 length, UTF-8 |
+    /// | 0x08 + n − 1 | int | n = 1…8 bytes, two's complement, sign-extended |
+    /// | 0x40 + 8k + n − 1 | double written with k ≤ 7 places, m / 10^k | m in n = 1…7 bytes, as an int |
+    /// | 0x80 + length | string of up to 127 bytes | UTF-8 |
+    ///
+    /// All multi-byte payloads are little-endian.
     final class Packed: ManagedBuffer<[String], UInt8>, @unchecked Sendable {
-        private enum Tag: UInt8 { case null = 0, `false`, `true`, int, uint, double, shortString, string }
+        private static let nullTag: UInt8 = 0x00, falseTag: UInt8 = 0x01, trueTag: UInt8 = 0x02
+        private static let uintTag: UInt8 = 0x03, doubleTag: UInt8 = 0x04, longStringTag: UInt8 = 0x05
+        private static let intTags: ClosedRange<UInt8> = 0x08...0x0F
+        private static let decimalTags: ClosedRange<UInt8> = 0x40...0x7F
+        private static let shortStringTag: UInt8 = 0x80
 
         static func make(keys: [String], values: [UInt8]) -> Packed {
             let packed = unsafeDowncast(Packed.create(minimumCapacity: values.count) { _ in keys }, to: Packed.self)
@@ -163,30 +180,56 @@ public struct JSONObject: Equatable, Sendable, Sequence {
         }
 
         // The encoding, value by value (`JSONReader.readPackedObject`).
-        static func appendNull(to bytes: inout [UInt8]) { bytes.append(Tag.null.rawValue) }
-        static func append(bool: Bool, to bytes: inout [UInt8]) { bytes.append(bool ? Tag.true.rawValue : Tag.false.rawValue) }
-        static func append(int: Int64, to bytes: inout [UInt8]) { append(.int, UInt64(bitPattern: int), to: &bytes) }
-        static func append(uint: UInt64, to bytes: inout [UInt8]) { append(.uint, uint, to: &bytes) }
-        static func append(double: Double, to bytes: inout [UInt8]) { append(.double, double.bitPattern, to: &bytes) }
+        static func appendNull(to bytes: inout [UInt8]) { bytes.append(nullTag) }
+        static func append(bool: Bool, to bytes: inout [UInt8]) { bytes.append(bool ? trueTag : falseTag) }
 
-        @inline(__always) private static func append(_ tag: Tag, _ bits: UInt64, to bytes: inout [UInt8]) {
-            bytes.append(tag.rawValue)
-            for k in 0..<8 { bytes.append(UInt8(truncatingIfNeeded: bits >> (8 * UInt64(k)))) }
+        static func append(int: Int64, to bytes: inout [UInt8]) {
+            let n = significantBytes(int)
+            bytes.append(intTags.lowerBound + UInt8(n - 1))
+            appendLittleEndian(UInt64(bitPattern: int), count: n, to: &bytes)
+        }
+
+        static func append(uint: UInt64, to bytes: inout [UInt8]) {
+            bytes.append(uintTag)
+            appendLittleEndian(uint, count: 8, to: &bytes)
+        }
+
+        static func append(double: Double, to bytes: inout [UInt8]) {
+            bytes.append(doubleTag)
+            appendLittleEndian(double.bitPattern, count: 8, to: &bytes)
+        }
+
+        /// The double m / 10^places, as the reader scanned it (`NumberText.shortDecimal`:
+        /// 0 < |m| < 2^53, places ≤ 7). Decoding divides again: both operands are exact, so the
+        /// one rounding gives back the double the general reader makes of the same text.
+        static func append(decimal m: Int64, places: Int, to bytes: inout [UInt8]) {
+            let n = significantBytes(m)
+            bytes.append(decimalTags.lowerBound + UInt8(truncatingIfNeeded: 8 * places + n - 1))
+            appendLittleEndian(UInt64(bitPattern: m), count: n, to: &bytes)
         }
 
         /// False (nothing appended) for a string of 4 GiB or more.
         static func append(string utf8: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) -> Bool {
             let n = utf8.count
-            if n < 256 {
-                bytes.append(Tag.shortString.rawValue)
-                bytes.append(UInt8(truncatingIfNeeded: n))
+            if n < 128 {
+                bytes.append(shortStringTag + UInt8(truncatingIfNeeded: n))
             } else {
                 guard n <= Int(UInt32.max) else { return false }
-                bytes.append(Tag.string.rawValue)
-                for k in 0..<4 { bytes.append(UInt8(truncatingIfNeeded: n >> (8 * k))) }
+                bytes.append(longStringTag)
+                appendLittleEndian(UInt64(n), count: 4, to: &bytes)
             }
             bytes.append(contentsOf: utf8)
             return true
+        }
+
+        /// How many low bytes of `v` hold it, sign-extended back (1 for -128…127).
+        private static func significantBytes(_ v: Int64) -> Int {
+            let magnitudeBits = 64 - (v ^ (v >> 63)).leadingZeroBitCount  // without the sign bit
+            return magnitudeBits / 8 + 1
+        }
+
+        @inline(__always) private static func appendLittleEndian(_ bits: UInt64, count: Int, to bytes: inout [UInt8]) {
+            for k in 0..<count { bytes.append(UInt8(truncatingIfNeeded: bits >> (8 * UInt64(k)))) }
         }
 
         var members: [Member] {
@@ -213,41 +256,41 @@ public struct JSONObject: Equatable, Sendable, Sequence {
             let count = header.count
             withUnsafeMutablePointerToElements { bytes in
                 var at = 0
-                func bits() -> UInt64 {
-                    defer { at += 8 }
-                    return UInt64(littleEndian: UnsafeRawPointer(bytes + at).loadUnaligned(as: UInt64.self))
+                func littleEndian(_ n: Int) -> UInt64 {
+                    var bits: UInt64 = 0
+                    for k in 0..<n { bits |= UInt64(bytes[at + k]) << (8 * UInt64(k)) }
+                    at += n
+                    return bits
+                }
+                func signed(_ n: Int) -> Int64 {
+                    let shift = UInt64(64 - 8 * n)
+                    return Int64(bitPattern: littleEndian(n) << shift) >> shift
                 }
                 for k in 0..<count {
-                    let tag = Tag(rawValue: bytes[at]) ?? .null
+                    let tag = bytes[at]
                     at += 1
-                    if k < first {
-                        switch tag {
-                        case .null, .false, .true: break
-                        case .int, .uint, .double: at += 8
-                        case .shortString: at += 1 + Int(bytes[at])
-                        case .string: at += 4 + Int(UInt32(littleEndian: UnsafeRawPointer(bytes + at).loadUnaligned(as: UInt32.self)))
-                        }
-                        continue
-                    }
                     let value: JSONValue
                     switch tag {
-                    case .null: value = .null
-                    case .false: value = .bool(false)
-                    case .true: value = .bool(true)
-                    case .int: value = .int(Int64(bitPattern: bits()))
-                    case .uint: value = .uint(bits())
-                    case .double: value = .double(Double(bitPattern: bits()))
-                    case .shortString, .string:
-                        let n: Int
-                        if tag == .shortString {
-                            n = Int(bytes[at]); at += 1
+                    case Packed.nullTag: value = .null
+                    case Packed.falseTag: value = .bool(false)
+                    case Packed.trueTag: value = .bool(true)
+                    case Packed.uintTag: value = .uint(littleEndian(8))
+                    case Packed.doubleTag: value = .double(Double(bitPattern: littleEndian(8)))
+                    case Packed.intTags: value = .int(signed(Int(tag - Packed.intTags.lowerBound) + 1))
+                    case Packed.decimalTags:
+                        let code = Int(tag - Packed.decimalTags.lowerBound)
+                        value = .double(Double(signed(code % 8 + 1)) / exactPowerOfTen(code / 8))
+                    case Packed.longStringTag, Packed.shortStringTag...UInt8.max:
+                        let n = tag == Packed.longStringTag ? Int(littleEndian(4)) : Int(tag - Packed.shortStringTag)
+                        if k >= first {
+                            value = .string(String(decoding: UnsafeBufferPointer(start: bytes + at, count: n), as: UTF8.self))
                         } else {
-                            n = Int(UInt32(littleEndian: UnsafeRawPointer(bytes + at).loadUnaligned(as: UInt32.self))); at += 4
+                            value = .null  // stepped over, not decoded
                         }
-                        value = .string(String(decoding: UnsafeBufferPointer(start: bytes + at, count: n), as: UTF8.self))
                         at += n
+                    default: value = .null  // no encoder writes other tags
                     }
-                    if !body(k, value) { return }
+                    if k >= first, !body(k, value) { return }
                 }
             }
         }
