@@ -622,10 +622,11 @@ struct NeighborGrid {
         }
     }
 
-    /// Starts loading the cell bounds a query around (qx, qy) will read: the pass asks this a
-    /// few items ahead, as its queries jump about the grid in data order.
-    func prefetchCells(around qx: Double, _ qy: Double) {
-        let (x0, x1, y0, y1) = cells(around: qx, qy, r)
+    /// Starts loading the cell bounds a query around (qx, qy) will read (of the grid's radius,
+    /// or `reach`): the pass asks this a few items ahead, as its queries jump about the grid in
+    /// data order.
+    func prefetchCells(around qx: Double, _ qy: Double, within reach: Double? = nil) {
+        let (x0, x1, y0, y1) = cells(around: qx, qy, reach ?? r)
         cellStart.withUnsafeBufferPointer { start in
             guard let base = start.baseAddress else { return }
             for cy in y0...y1 {
@@ -636,8 +637,8 @@ struct NeighborGrid {
     }
 
     /// Starts loading the entries a query around (qx, qy) will read (after `prefetchCells`).
-    func prefetchEntries(around qx: Double, _ qy: Double) {
-        let (x0, _, y0, y1) = cells(around: qx, qy, r)
+    func prefetchEntries(around qx: Double, _ qy: Double, within reach: Double? = nil) {
+        let (x0, _, y0, y1) = cells(around: qx, qy, reach ?? r)
         entries.withUnsafeBufferPointer { entries in
             guard let base = entries.baseAddress else { return }
             for cy in y0...y1 { mc_prefetch(base + Int(cellStart[x0 + side * cy])) }

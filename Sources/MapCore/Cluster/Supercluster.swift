@@ -467,10 +467,22 @@ public final class Supercluster: Sendable {
                 return
             }
             let grid = pointGrid, reach = gapReach
+            // From the position the next level holds (its grid entry's).
+            func position(_ c: Int) -> (Double, Double) { (Double(Float(clusters[c].x)), Double(Float(clusters[c].y))) }
+            // Clusters are in formation order, a random order of the grid: as in the pass, the
+            // cells and entries of the queries a few clusters ahead start loading early.
+            let cellsAhead = 12, entriesAhead = 6
             pointGap.withUnsafeMutableBufferPointer { gaps in
                 for c in formed {
-                    // From the position the next level holds (its grid entry's).
-                    let x = Double(Float(clusters[c].x)), y = Double(Float(clusters[c].y))
+                    if c + cellsAhead < formed.upperBound {
+                        let (x, y) = position(c + cellsAhead)
+                        grid.prefetchCells(around: x, y, within: reach)
+                    }
+                    if c + entriesAhead < formed.upperBound {
+                        let (x, y) = position(c + entriesAhead)
+                        grid.prefetchEntries(around: x, y, within: reach)
+                    }
+                    let (x, y) = position(c)
                     grid.lowerGaps(within: reach, of: x, y, gaps)
                 }
             }
