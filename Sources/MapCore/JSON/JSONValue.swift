@@ -61,7 +61,7 @@ public enum JSONValue: Equatable, Sendable {
 ///
 /// Feature properties parsed from GeoJSON whose values are all scalars are stored packed
 /// (`JSONObject.Packed`): the keys shared by every object of the same shape, the values encoded
-/// in one small heap block. A million features' properties then take 64 bytes each instead of
+/// in one small heap block. A million features' properties then take 64–80 bytes each instead of
 /// 240 (five members). Changing a packed object unpacks it first.
 public struct JSONObject: Equatable, Sendable, Sequence {
     public typealias Member = (key: String, value: JSONValue)
