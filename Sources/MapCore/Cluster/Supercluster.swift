@@ -595,14 +595,10 @@ public final class Supercluster: Sendable {
 
     /// supercluster's point_count_abbreviated: the count below 1000, else "1.2k" / "16k".
     static func abbreviated(_ count: Int) -> JSONValue {
-        if count >= 10000 { return .string(JSNumber.format(jsRound(Double(count) / 1000)) + "k") }
-        if count >= 1000 { return .string(JSNumber.format(jsRound(Double(count) / 100) / 10) + "k") }
+        if count >= 10000 { return .string(JSNumber.format((Double(count) / 1000).jsRounded) + "k") }
+        if count >= 1000 { return .string(JSNumber.format((Double(count) / 100).jsRounded / 10) + "k") }
         return .int(Int64(count))
     }
-
-    /// JavaScript's Math.round: halves go up. Stays a Double: tile coordinates of far-off
-    /// points can exceed any integer type.
-    static func jsRound(_ v: Double) -> Double { (v + 0.5).rounded(.down) }
 
     /// The cluster table index of a cluster id, or a not-found error.
     public func cluster(withID id: Int) throws(MapCoreError) -> Int {
@@ -735,8 +731,8 @@ public final class Supercluster: Sendable {
                     py = clusters[c].y
                 }
                 out.append(TileItem(item: item,
-                                    x: Self.jsRound(options.extent * (px * z2 - shiftX)),
-                                    y: Self.jsRound(options.extent * (py * z2 - Double(y)))))
+                                    x: (options.extent * (px * z2 - shiftX)).jsRounded,
+                                    y: (options.extent * (py * z2 - Double(y))).jsRounded))
             } }
         }
         add(minX: (Double(x) - p) / z2, maxX: (Double(x) + 1 + p) / z2, shiftX: Double(x))
@@ -924,20 +920,5 @@ public final class Supercluster: Sendable {
         w.closeArray()
         w.closeObject()
         return w.bytes
-    }
-}
-
-/// Spherical Mercator in the unit square, exactly as supercluster computes it.
-enum Projection {
-    @inline(__always) static func x(lng: Double) -> Double { lng / 360 + 0.5 }
-    @inline(__always) static func y(lat: Double) -> Double {
-        let s = sin(lat * Double.pi / 180)
-        let y = 0.5 - 0.25 * log((1 + s) / (1 - s)) / Double.pi
-        return y < 0 ? 0 : y > 1 ? 1 : y
-    }
-    @inline(__always) static func lng(x: Double) -> Double { (x - 0.5) * 360 }
-    @inline(__always) static func lat(y: Double) -> Double {
-        let y2 = (180 - y * 360) * Double.pi / 180
-        return 360 * atan(exp(y2)) / Double.pi - 90
     }
 }

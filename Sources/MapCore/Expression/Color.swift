@@ -289,8 +289,3 @@ public struct Color: Sendable, Equatable {
         "wheat": 0xF5DEB3, "white": 0xFFFFFF, "whitesmoke": 0xF5F5F5, "yellow": 0xFFFF00, "yellowgreen": 0x9ACD32,
     ]
 }
-
-extension Double {
-    /// JavaScript's `Math.round`: halves round toward +∞.
-    var jsRounded: Double { (self + 0.5).rounded(.down) }
-}

@@ -16,14 +16,7 @@ import Glibc
 
 private let tileExtent = 8192.0
 
-private func mercatorX(_ lng: Double) -> Double { (180 + lng) / 360 }
-private func mercatorY(_ lat: Double) -> Double {
-    (180 - (180 / Double.pi * log(tan(Double.pi / 4 + lat * Double.pi / 360)))) / 360
-}
-private func lngFromMercatorX(_ x: Double) -> Double { x * 360 - 180 }
-private func latFromMercatorY(_ y: Double) -> Double {
-    360 / Double.pi * atan(exp((180 - y * 360) * Double.pi / 180)) - 90
-}
+private typealias Mercator = Projection.MapLibre
 
 /// Reads the `within`/`distance` argument into a geometry (lon/lat). Collections of features
 /// become one GeometryCollection.
@@ -66,9 +59,9 @@ extension Geometry {
 private func quantized(_ g: Geometry, _ tile: CanonicalTileID) -> Geometry {
     let scale = pow(2, Double(tile.z))
     return g.mapped { lng, lat in
-        let tx = ((mercatorX(lng) * scale - Double(tile.x)) * tileExtent).jsRounded
-        let ty = ((mercatorY(lat) * scale - Double(tile.y)) * tileExtent).jsRounded
-        return (lngFromMercatorX((tx / tileExtent + Double(tile.x)) / scale), latFromMercatorY((ty / tileExtent + Double(tile.y)) / scale))
+        let tx = ((Mercator.x(lng: lng) * scale - Double(tile.x)) * tileExtent).jsRounded
+        let ty = ((Mercator.y(lat: lat) * scale - Double(tile.y)) * tileExtent).jsRounded
+        return (Mercator.lng(x: (tx / tileExtent + Double(tile.x)) / scale), Mercator.lat(y: (ty / tileExtent + Double(tile.y)) / scale))
     }
 }
 
@@ -143,7 +136,7 @@ final class WithinNode: ExprNode, @unchecked Sendable {
 
     private func worldCoordinates(_ g: Geometry, z: Int) -> Geometry {
         let size = pow(2, Double(z)) * tileExtent
-        return g.mapped { lng, lat in ((mercatorX(lng) * size).jsRounded, (mercatorY(lat) * size).jsRounded) }
+        return g.mapped { lng, lat in ((Mercator.x(lng: lng) * size).jsRounded, (Mercator.y(lat: lat) * size).jsRounded) }
     }
 
     override func evaluate(_ ctx: EvaluationContext) throws(EvaluationError) -> ExpressionValue {
@@ -154,8 +147,8 @@ final class WithinNode: ExprNode, @unchecked Sendable {
                 let scale = pow(2, Double(tile.z))
                 let worldSize = scale * tileExtent
                 var feature = g.mapped { lng, lat in
-                    (((mercatorX(lng) * scale - Double(tile.x)) * tileExtent).jsRounded + Double(tile.x) * tileExtent,
-                     ((mercatorY(lat) * scale - Double(tile.y)) * tileExtent).jsRounded + Double(tile.y) * tileExtent)
+                    (((Mercator.x(lng: lng) * scale - Double(tile.x)) * tileExtent).jsRounded + Double(tile.x) * tileExtent,
+                     ((Mercator.y(lat: lat) * scale - Double(tile.y)) * tileExtent).jsRounded + Double(tile.y) * tileExtent)
                 }
                 let target = tileShape(forZoom: tile.z)
                 feature = wrapNearShape(feature, worldSize: worldSize, minX: target.minX, maxX: target.maxX)

@@ -1,0 +1,36 @@
+// Geometry: Web Mercator to the unit square (x east, y south, both 0…1 over the world), in the two
+// algebraically equal forms the references compute with.
+//
+// Why two: the forms round differently in the last bits, and exactness to a reference means
+// computing as it does. supercluster and geojson-vt use the sine form below (clamped to the unit
+// square); maplibre-style-spec's `within`/`distance` use the tangent form (`MapLibre`, unclamped).
+
+import Glibc
+
+/// Spherical Mercator in the unit square, as supercluster and geojson-vt compute it.
+enum Projection {
+    @inline(__always) static func x(lng: Double) -> Double { lng / 360 + 0.5 }
+    @inline(__always) static func y(lat: Double) -> Double {
+        let s = sin(lat * Double.pi / 180)
+        let y = 0.5 - 0.25 * log((1 + s) / (1 - s)) / Double.pi
+        return y < 0 ? 0 : y > 1 ? 1 : y
+    }
+    @inline(__always) static func lng(x: Double) -> Double { (x - 0.5) * 360 }
+    @inline(__always) static func lat(y: Double) -> Double {
+        let y2 = (180 - y * 360) * Double.pi / 180
+        return 360 * atan(exp(y2)) / Double.pi - 90
+    }
+
+    /// The tangent form of maplibre-style-spec (`mercatorXfromLng`, `mercatorYfromLat` and their
+    /// inverses), which its `within` and `distance` quantize tiles with.
+    enum MapLibre {
+        @inline(__always) static func x(lng: Double) -> Double { (180 + lng) / 360 }
+        @inline(__always) static func y(lat: Double) -> Double {
+            (180 - (180 / Double.pi * log(tan(Double.pi / 4 + lat * Double.pi / 360)))) / 360
+        }
+        @inline(__always) static func lng(x: Double) -> Double { x * 360 - 180 }
+        @inline(__always) static func lat(y: Double) -> Double {
+            360 / Double.pi * atan(exp((180 - y * 360) * Double.pi / 180)) - 90
+        }
+    }
+}
