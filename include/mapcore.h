@@ -22,6 +22,7 @@
 #include "mapcore/geometry.h"
 #include "mapcore/expression.h"
 #include "mapcore/cluster.h"
+#include "mapcore/source.h"
 #include "mapcore/format.h"
 
 #endif /* MAPCORE_H */

@@ -190,3 +190,23 @@ func fill(_ out: UnsafeMutablePointer<mc_buf>, with bytes: [UInt8]) throws(MapCo
     data[bytes.count] = 0
     out.pointee = mc_buf(data: data, len: bytes.count)
 }
+
+/// Optional options text: NULL with length 0 means "{}" (every default).
+func optionsJSON(_ text: UnsafePointer<CChar>?, _ len: Int) throws(MapCoreError) -> JSONValue {
+    if text == nil && len == 0 { return .object(JSONObject()) }
+    return try JSON.parse(try inputBytes(text, len, "options_json"))
+}
+
+/// A `const double bbox[4]` argument: west, south, east, north.
+func bboxArgument(_ bbox: UnsafePointer<Double>?) throws(MapCoreError) -> (Double, Double, Double, Double) {
+    guard let bbox else { throw MapCoreError(.invalidArgument, "bbox must not be NULL.") }
+    return (bbox[0], bbox[1], bbox[2], bbox[3])
+}
+
+/// The `flags` of a serializing call: whether MC_SERIALIZE_PRETTY is set; other bits are refused.
+func serializeFlags(_ flags: UInt32) throws(MapCoreError) -> Bool {
+    guard flags & ~UInt32(MC_SERIALIZE_PRETTY) == 0 else {
+        throw MapCoreError(.invalidArgument, "Unknown serialize flags 0x\(String(flags, radix: 16)).")
+    }
+    return flags & UInt32(MC_SERIALIZE_PRETTY) != 0
+}

@@ -1,4 +1,4 @@
-// C boundary for include/mapcore/cluster.h: cluster indexes and data sources.
+// C boundary for include/mapcore/cluster.h: cluster indexes.
 import Glibc
 import CMapCoreABI
 import MapCore
@@ -23,17 +23,6 @@ final class ClusterIndexHandle: @unchecked Sendable {
 private func clusterIndex(_ handle: OpaquePointer?) throws(MapCoreError) -> Supercluster {
     guard let h = handles.lookup(handle, kind: .clusterIndex, as: ClusterIndexHandle.self) else { throw misuse("mc_cluster_index") }
     return h.index
-}
-
-private func sourceHandle(_ handle: OpaquePointer?) throws(MapCoreError) -> DataSource {
-    guard let h = handles.lookup(handle, kind: .source, as: DataSource.self) else { throw misuse("mc_source") }
-    return h
-}
-
-/// Optional JSON object text: NULL with length 0 means "{}".
-private func optionsJSON(_ text: UnsafePointer<CChar>?, _ len: Int) throws(MapCoreError) -> JSONValue {
-    if text == nil && len == 0 { return .object(JSONObject()) }
-    return try JSON.parse(try inputBytes(text, len, "options_json"))
 }
 
 private func superclusterOptions(_ json: JSONValue) throws(MapCoreError) -> (SuperclusterOptions, ClusterProperties?) {
@@ -65,18 +54,6 @@ private func superclusterOptions(_ json: JSONValue) throws(MapCoreError) -> (Sup
         }
     }
     return (options, properties)
-}
-
-private func bboxArgument(_ bbox: UnsafePointer<Double>?) throws(MapCoreError) -> (Double, Double, Double, Double) {
-    guard let bbox else { throw MapCoreError(.invalidArgument, "bbox must not be NULL.") }
-    return (bbox[0], bbox[1], bbox[2], bbox[3])
-}
-
-private func serializeFlags(_ flags: UInt32) throws(MapCoreError) -> Bool {
-    guard flags & ~UInt32(MC_SERIALIZE_PRETTY) == 0 else {
-        throw MapCoreError(.invalidArgument, "Unknown serialize flags 0x\(String(flags, radix: 16)).")
-    }
-    return flags & UInt32(MC_SERIALIZE_PRETTY) != 0
 }
 
 private func page(_ p: UnsafePointer<mc_page>?) -> (offset: Int, limit: Int) {
@@ -251,147 +228,5 @@ public func mc_cluster_index_stats(_ handle: OpaquePointer?, _ out: UnsafeMutabl
         let sc = try clusterIndex(handle)
         let out = try required(out, "out")
         try fill(out, with: Array(JSON.serialize(sc.statsJSON).utf8))
-    }
-}
-
-// MARK: data source
-
-private func featureKey(_ text: UnsafePointer<CChar>?, _ len: Int) throws(MapCoreError) -> FeatureKey {
-    let value = try JSON.parse(try inputBytes(text, len, "id_json"))
-    guard let key = FeatureKey(json: value) else {
-        throw MapCoreError(.invalidArgument, "A feature id is a JSON string or number.")
-    }
-    return key
-}
-
-@_cdecl("mc_source_new")
-public func mc_source_new(_ options: UnsafePointer<CChar>?, _ len: Int, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
-    boundary { () throws(MapCoreError) in
-        let out = try required(out, "out")
-        let source = try DataSource(options: try DataSourceOptions(json: try optionsJSON(options, len)))
-        out.pointee = handles.register(source, kind: .source)
-    }
-}
-
-@_cdecl("mc_source_free")
-public func mc_source_free(_ handle: OpaquePointer?) {
-    handles.release(handle, kind: .source)
-}
-
-@_cdecl("mc_source_set_options")
-public func mc_source_set_options(_ handle: OpaquePointer?, _ options: UnsafePointer<CChar>?, _ len: Int) -> Int32 {
-    boundary { () throws(MapCoreError) in
-        try sourceHandle(handle).setOptions(try optionsJSON(options, len))
-    }
-}
-
-@_cdecl("mc_source_get_options")
-public func mc_source_get_options(_ handle: OpaquePointer?, _ out: UnsafeMutablePointer<mc_buf>?) -> Int32 {
-    boundary { () throws(MapCoreError) in
-        let source = try sourceHandle(handle)
-        let out = try required(out, "out")
-        try fill(out, with: Array(JSON.serialize(source.snapshot.options.json).utf8))
-    }
-}
-
-@_cdecl("mc_source_add")
-public func mc_source_add(_ handle: OpaquePointer?, _ data: OpaquePointer?) -> Int32 {
-    boundary { () throws(MapCoreError) in
-        let source = try sourceHandle(handle)
-        try source.add(try geojsonHandle(data).value)
-    }
-}
-
-@_cdecl("mc_source_set")
-public func mc_source_set(_ handle: OpaquePointer?, _ data: OpaquePointer?) -> Int32 {
-    boundary { () throws(MapCoreError) in
-        let source = try sourceHandle(handle)
-        try source.set(try geojsonHandle(data).value)
-    }
-}
-
-@_cdecl("mc_source_import")
-public func mc_source_import(_ handle: OpaquePointer?, _ location: UnsafePointer<CChar>?) -> Int32 {
-    boundary { () throws(MapCoreError) in
-        let source = try sourceHandle(handle)
-        guard let location else { throw MapCoreError(.invalidArgument, "location must not be NULL.") }
-        let bytes = try Fetch.bytes(from: String(decoding: UnsafeRawBufferPointer(start: location, count: strlen(location)), as: UTF8.self))
-        let value = try bytes.withUnsafeBufferPointer { (b) throws(MapCoreError) in try GeoJSONParser.parse(b) }
-        try source.add(value)
-    }
-}
-
-@_cdecl("mc_source_remove")
-public func mc_source_remove(_ handle: OpaquePointer?, _ id: UnsafePointer<CChar>?, _ len: Int, _ outRemoved: UnsafeMutablePointer<Int>?) -> Int32 {
-    boundary { () throws(MapCoreError) in
-        let source = try sourceHandle(handle)
-        let removed = try source.remove(id: try featureKey(id, len))
-        outRemoved?.pointee = removed
-    }
-}
-
-@_cdecl("mc_source_remove_at")
-public func mc_source_remove_at(_ handle: OpaquePointer?, _ index: Int) -> Int32 {
-    boundary { () throws(MapCoreError) in
-        let source = try sourceHandle(handle)
-        guard index >= 0 else { throw MapCoreError(.notFound, "No feature at that index.") }
-        try source.remove(at: index)
-    }
-}
-
-@_cdecl("mc_source_clear")
-public func mc_source_clear(_ handle: OpaquePointer?) -> Int32 {
-    boundary { () throws(MapCoreError) in try sourceHandle(handle).clear() }
-}
-
-@_cdecl("mc_source_count")
-public func mc_source_count(_ handle: OpaquePointer?, _ out: UnsafeMutablePointer<Int>?) -> Int32 {
-    boundary { () throws(MapCoreError) in
-        let source = try sourceHandle(handle)
-        try required(out, "out_count").pointee = source.count
-    }
-}
-
-@_cdecl("mc_source_get")
-public func mc_source_get(_ handle: OpaquePointer?, _ id: UnsafePointer<CChar>?, _ len: Int, _ flags: UInt32,
-                          _ out: UnsafeMutablePointer<mc_buf>?) -> Int32 {
-    boundary { () throws(MapCoreError) in
-        let source = try sourceHandle(handle)
-        let key = try featureKey(id, len)
-        let out = try required(out, "out")
-        let pretty = try serializeFlags(flags)
-        guard let f = source.snapshot.feature(withID: key) else { throw MapCoreError(.notFound, "No feature with that id.") }
-        try fill(out, with: GeoJSON.feature(f).serialize(pretty: pretty))
-    }
-}
-
-@_cdecl("mc_source_to_geojson")
-public func mc_source_to_geojson(_ handle: OpaquePointer?, _ flags: UInt32, _ out: UnsafeMutablePointer<mc_buf>?) -> Int32 {
-    boundary { () throws(MapCoreError) in
-        let source = try sourceHandle(handle)
-        let out = try required(out, "out")
-        let pretty = try serializeFlags(flags)
-        try fill(out, with: GeoJSON.featureCollection(FeatureCollection(features: source.snapshot.features)).serialize(pretty: pretty))
-    }
-}
-
-@_cdecl("mc_source_get_clusters")
-public func mc_source_get_clusters(_ handle: OpaquePointer?, _ bbox: UnsafePointer<Double>?, _ zoom: Double,
-                                   _ flags: UInt32, _ out: UnsafeMutablePointer<mc_buf>?) -> Int32 {
-    boundary { () throws(MapCoreError) in
-        let source = try sourceHandle(handle)
-        let (w, s, e, n) = try bboxArgument(bbox)
-        let out = try required(out, "out")
-        let pretty = try serializeFlags(flags)
-        try fill(out, with: try source.snapshot.clusterItemsJSON(west: w, south: s, east: e, north: n, zoom: zoom, pretty: pretty))
-    }
-}
-
-@_cdecl("mc_source_cluster_index")
-public func mc_source_cluster_index(_ handle: OpaquePointer?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
-    boundary { () throws(MapCoreError) in
-        let source = try sourceHandle(handle)
-        let out = try required(out, "out")
-        out.pointee = handles.register(ClusterIndexHandle(try source.snapshot.requireClusters()), kind: .clusterIndex)
     }
 }

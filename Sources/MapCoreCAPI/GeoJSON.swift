@@ -95,9 +95,6 @@ public func mc_geojson_serialize(_ handle: OpaquePointer?, _ flags: UInt32, _ ou
     boundary { () throws(MapCoreError) in
         let h = try geojsonHandle(handle)
         let out = try required(out, "out")
-        guard flags & ~UInt32(MC_SERIALIZE_PRETTY) == 0 else {
-            throw MapCoreError(.invalidArgument, "Unknown serialize flags 0x\(String(flags, radix: 16)).")
-        }
-        try fill(out, with: h.value.serialize(pretty: flags & UInt32(MC_SERIALIZE_PRETTY) != 0))
+        try fill(out, with: h.value.serialize(pretty: try serializeFlags(flags)))
     }
 }

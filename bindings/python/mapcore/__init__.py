@@ -26,10 +26,11 @@ from ._lib import (
     library_path,
     version,
 )
-from .cluster import ClusterItem, DataSource, Supercluster
-from .expression import Expression, Filter
-from .format import Format, Predicate, format_from_json, format_to_json
-from . import format as builders
+from .cluster import ClusterItem, Supercluster
+from .source import DataSource
+from .expression import Expression, Filter, Predicate
+from .format import Format, format_from_json, format_to_json
+from . import builders
 from .geojson import GeoJSON
 from .geometry import (
     BBox,

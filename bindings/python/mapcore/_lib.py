@@ -1,6 +1,7 @@
 """Loading libmapcore and the declarations of include/mapcore/common.h: versions, errors, buffers."""
 import ctypes
 import ctypes.util
+import json
 import os
 from pathlib import Path
 
@@ -74,6 +75,23 @@ def geos_version():
 
 
 # ---- errors ----------------------------------------------------------------------------------
+
+# The status codes of include/mapcore/common.h (mc_status), mirrored once for every module.
+MC_OK = 0
+MC_E_INVALID_ARGUMENT = -1
+MC_E_PARSE = -2
+MC_E_INVALID_GEOJSON = -3
+MC_E_TYPE = -4
+MC_E_NOT_FOUND = -5
+MC_E_UNSUPPORTED = -6
+MC_E_IO = -7
+MC_E_BUFFER_TOO_SMALL = -8
+MC_E_NO_MEMORY = -9
+MC_E_MISUSE = -10
+MC_E_LIMIT = -11
+MC_E_INTERNAL = -12
+MC_E_EXPRESSION = -13
+MC_E_EVALUATION = -14
 
 class Error(ctypes.Structure):
     _fields_ = [
@@ -161,21 +179,23 @@ class TypeMismatchError(MapCoreError, TypeError):
     pass
 
 
-_ERRORS = {-1: InvalidArgumentError, -2: ParseError, -3: InvalidGeoJSONError, -4: TypeMismatchError,
-           -5: NotFoundError, -6: UnsupportedError, -7: MapCoreIOError, -8: BufferTooSmallError, -10: MisuseError, -11: LimitError,
-           -13: ExpressionError, -14: EvaluationError}
+_ERRORS = {MC_E_INVALID_ARGUMENT: InvalidArgumentError, MC_E_PARSE: ParseError,
+           MC_E_INVALID_GEOJSON: InvalidGeoJSONError, MC_E_TYPE: TypeMismatchError, MC_E_NOT_FOUND: NotFoundError,
+           MC_E_UNSUPPORTED: UnsupportedError, MC_E_IO: MapCoreIOError, MC_E_BUFFER_TOO_SMALL: BufferTooSmallError,
+           MC_E_MISUSE: MisuseError, MC_E_LIMIT: LimitError, MC_E_EXPRESSION: ExpressionError,
+           MC_E_EVALUATION: EvaluationError}
 
 
 def check(status):
     """Raises the error the library recorded for a failing status."""
-    if status == 0:
+    if status == MC_OK:
         return
     err = lib.mc_last_error().contents
     message = (err.message or b"").decode("utf-8", "replace")
     path = (err.path or b"").decode("utf-8", "replace") or None
     located = err.line > 0
     raise _ERRORS.get(status, MapCoreError)(
-        status, message, path if (located or status == -13) else None,
+        status, message, path if (located or status == MC_E_EXPRESSION) else None,
         err.offset if located else None, err.line if located else None, err.column if located else None)
 
 
@@ -231,3 +251,25 @@ class Handle:
 
     def __exit__(self, *exc):
         self.close()
+
+
+class Compiled(Handle):
+    """A compiled expression handle. Inside JSON data handed to the library it stands for its
+    JSON form (`to_json()`), so expressions nest in options, arguments and other expressions."""
+
+    __slots__ = ()
+
+    def to_json(self):
+        raise NotImplementedError
+
+
+def _json_default(value):
+    if isinstance(value, Compiled):
+        return value.to_json()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def json_bytes(value):
+    """UTF-8 JSON text of `value` for the library (no NaN; compiled expressions as their JSON)."""
+    return json.dumps(value, allow_nan=False, ensure_ascii=False,
+                      default=_json_default).encode("utf-8", "surrogatepass")

@@ -1,10 +1,10 @@
-"""Point clustering and data sources: include/mapcore/cluster.h."""
+"""Point clustering (supercluster): include/mapcore/cluster.h. Data sources are in source.py."""
 import ctypes
 import json
 import math
 
-from ._lib import Buf, Handle, check, lib, take_text, _declare, c_double_p, c_int_p, c_size_p
-from .expression import Expression
+from ._lib import (MC_E_BUFFER_TOO_SMALL, Buf, Compiled, Handle, check, lib, take_text, _declare,
+                   c_double_p, c_int_p, c_size_p)
 from .geojson import as_geojson
 
 _p = ctypes.c_void_p
@@ -45,26 +45,11 @@ _declare("mc_cluster_index_get_expansion_zoom", ctypes.c_int, _p, ctypes.c_int64
 _declare("mc_cluster_index_get_cluster_hull", ctypes.c_int, _p, ctypes.c_int64, _bufp)
 _declare("mc_cluster_index_stats", ctypes.c_int, _p, _bufp)
 
-_declare("mc_source_new", ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t, _pp)
-_declare("mc_source_free", None, _p)
-_declare("mc_source_set_options", ctypes.c_int, _p, ctypes.c_char_p, ctypes.c_size_t)
-_declare("mc_source_get_options", ctypes.c_int, _p, _bufp)
-_declare("mc_source_add", ctypes.c_int, _p, _p)
-_declare("mc_source_set", ctypes.c_int, _p, _p)
-_declare("mc_source_import", ctypes.c_int, _p, ctypes.c_char_p)
-_declare("mc_source_remove", ctypes.c_int, _p, ctypes.c_char_p, ctypes.c_size_t, c_size_p)
-_declare("mc_source_remove_at", ctypes.c_int, _p, ctypes.c_size_t)
-_declare("mc_source_clear", ctypes.c_int, _p)
-_declare("mc_source_count", ctypes.c_int, _p, c_size_p)
-_declare("mc_source_get", ctypes.c_int, _p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_uint32, _bufp)
-_declare("mc_source_to_geojson", ctypes.c_int, _p, ctypes.c_uint32, _bufp)
-_declare("mc_source_get_clusters", ctypes.c_int, _p, c_double_p, ctypes.c_double, ctypes.c_uint32, _bufp)
-_declare("mc_source_cluster_index", ctypes.c_int, _p, _pp)
 
 
 def _expression_json(value):
     """JSON-ready form of an expression given as an Expression object or as plain JSON."""
-    if isinstance(value, Expression):
+    if isinstance(value, Compiled):
         return value.to_json()
     return value
 
@@ -137,7 +122,7 @@ class _Index(Handle):
         count = ctypes.c_size_t()
         room = out if out is not None else (ClusterItem * self._room_for(zoom))()
         status = lib.mc_cluster_index_get_clusters_flat(self._handle, b, zoom, room, len(room), ctypes.byref(count))
-        if status == -8:  # MC_E_BUFFER_TOO_SMALL: only with a caller's `out` (a level's size always fits)
+        if status == MC_E_BUFFER_TOO_SMALL:  # only with a caller's `out` (a level's size always fits)
             room = (ClusterItem * count.value)()
             status = lib.mc_cluster_index_get_clusters_flat(self._handle, b, zoom, room, len(room), ctypes.byref(count))
         check(status)
@@ -174,11 +159,12 @@ class Supercluster(_Index):
 
     __slots__ = ()
 
-    def __init__(self, radius=40, extent=512, min_zoom=0, max_zoom=16, min_points=2, node_size=64,
-                 generate_id=False, cluster_properties=None):
+    def __init__(self, radius=None, extent=None, min_zoom=None, max_zoom=None, min_points=None, node_size=None,
+                 generate_id=None, cluster_properties=None):
+        # Only what the caller set is sent: the defaults live in the library (cluster.h).
         options = _options_bytes({
             "radius": radius, "extent": extent, "minZoom": min_zoom, "maxZoom": max_zoom, "minPoints": min_points,
-            "nodeSize": node_size, "generateId": bool(generate_id),
+            "nodeSize": node_size, "generateId": None if generate_id is None else bool(generate_id),
             "clusterProperties": _cluster_properties_json(cluster_properties),
         })
         handle = _p()
@@ -220,143 +206,3 @@ class Supercluster(_Index):
 
 class _IndexView(_Index):
     __slots__ = ()
-
-
-class DataSource(Handle):
-    """The SDKs' GeoJSON data source with their option names (in snake case) and defaults."""
-
-    __slots__ = ()
-    _free = staticmethod(lib.mc_source_free)
-
-    def __init__(self, cluster=False, cluster_radius=50, cluster_max_zoom=None, cluster_min_points=2,
-                 cluster_properties=None, max_zoom=18, buffer=128, tolerance=0.375, line_metrics=False,
-                 generate_id=False, promote_id=None, filter=None):
-        options = _options_bytes({
-            "cluster": bool(cluster), "clusterRadius": cluster_radius, "clusterMaxZoom": cluster_max_zoom,
-            "clusterMinPoints": cluster_min_points, "clusterProperties": _cluster_properties_json(cluster_properties),
-            "maxZoom": max_zoom, "buffer": buffer, "tolerance": tolerance, "lineMetrics": bool(line_metrics),
-            "generateId": bool(generate_id), "promoteId": promote_id, "filter": _expression_json(filter),
-        })
-        handle = _p()
-        check(lib.mc_source_new(options, len(options), ctypes.byref(handle)))
-        self._handle = handle
-
-    # ---- options ----
-
-    _OPTION_NAMES = {"cluster": "cluster", "cluster_radius": "clusterRadius", "cluster_max_zoom": "clusterMaxZoom",
-                     "cluster_min_points": "clusterMinPoints", "cluster_properties": "clusterProperties",
-                     "max_zoom": "maxZoom", "buffer": "buffer", "tolerance": "tolerance", "line_metrics": "lineMetrics",
-                     "generate_id": "generateId", "promote_id": "promoteId", "filter": "filter"}
-
-    def set_options(self, **options):
-        """Changes the named options (same names as the constructor); the index is rebuilt."""
-        out = {}
-        for key, value in options.items():
-            if key not in self._OPTION_NAMES:
-                raise TypeError(f"unknown option {key!r}")
-            if key == "cluster_properties":
-                value = _cluster_properties_json(value)
-            elif key == "filter":
-                value = _expression_json(value)
-            out[self._OPTION_NAMES[key]] = value
-        data = json.dumps(out, allow_nan=False).encode()
-        check(lib.mc_source_set_options(self._handle, data, len(data)))
-
-    @property
-    def options(self):
-        return json.loads(take_text(lambda buf: lib.mc_source_get_options(self._handle, buf)))
-
-    # ---- data ----
-
-    def add(self, obj):
-        """Adds a feature, a FeatureCollection, a bare geometry, or a list of features."""
-        if isinstance(obj, (list, tuple)):
-            obj = {"type": "FeatureCollection", "features": list(obj)}
-        data = as_geojson(obj)  # keeps the handle alive through the call
-        check(lib.mc_source_add(self._handle, data.handle))
-
-    def set(self, obj):
-        """Replaces every feature."""
-        if isinstance(obj, (list, tuple)):
-            obj = {"type": "FeatureCollection", "features": list(obj)}
-        data = as_geojson(obj)
-        check(lib.mc_source_set(self._handle, data.handle))
-
-    def import_data(self, path_or_url):
-        """Adds the GeoJSON at a path, a file:// URL or an http(s):// URL."""
-        check(lib.mc_source_import(self._handle, str(path_or_url).encode("utf-8", "surrogateescape")))
-
-    def remove(self, feature_id):
-        """Removes every feature with this id; returns how many were removed."""
-        data = json.dumps(feature_id).encode()
-        out = ctypes.c_size_t()
-        check(lib.mc_source_remove(self._handle, data, len(data), ctypes.byref(out)))
-        return out.value
-
-    def remove_at(self, index):
-        """Removes the feature at an insertion-order index."""
-        if index < 0:
-            index += len(self)
-            if index < 0:
-                raise IndexError("index out of range")
-        check(lib.mc_source_remove_at(self._handle, int(index)))
-
-    def clear(self):
-        check(lib.mc_source_clear(self._handle))
-
-    def get(self, feature_id):
-        """The feature with this id as a dict, or None."""
-        data = json.dumps(feature_id).encode()
-        buf = Buf()
-        try:
-            status = lib.mc_source_get(self._handle, data, len(data), 0, ctypes.byref(buf))
-            if status == -5:
-                return None
-            check(status)
-            return json.loads(ctypes.string_at(buf.data, buf.len))
-        finally:
-            lib.mc_buf_dispose(ctypes.byref(buf))
-
-    def __len__(self):
-        out = ctypes.c_size_t()
-        check(lib.mc_source_count(self._handle, ctypes.byref(out)))
-        return out.value
-
-    def to_geojson(self):
-        """Every feature as a FeatureCollection dict."""
-        return json.loads(take_text(lambda buf: lib.mc_source_to_geojson(self._handle, 0, buf)))
-
-    # ---- queries ----
-
-    def clusters(self, bbox, zoom):
-        """Clusters and points (or, without clustering, features) in bbox at zoom, as dicts."""
-        b = _bbox(bbox)
-        return _features(take_text(lambda buf: lib.mc_source_get_clusters(self._handle, b, float(zoom), 0, buf)))
-
-    def cluster_index(self):
-        """A frozen view of the current cluster index (a Supercluster-like object): several
-        queries on it agree even while other threads change the source."""
-        handle = _p()
-        check(lib.mc_source_cluster_index(self._handle, ctypes.byref(handle)))
-        return _IndexView._adopt(handle)
-
-    def tile(self, z, x, y):
-        with self.cluster_index() as index:
-            return index.get_tile(z, x, y)
-
-    def children(self, cluster_id):
-        with self.cluster_index() as index:
-            return index.get_children(cluster_id)
-
-    def leaves(self, cluster_id, offset=0, limit=10):
-        """Points of a cluster, iOS order of arguments: offset, then limit."""
-        with self.cluster_index() as index:
-            return index.get_leaves(cluster_id, limit=limit, offset=offset)
-
-    def expansion_zoom(self, cluster_id):
-        with self.cluster_index() as index:
-            return index.get_cluster_expansion_zoom(cluster_id)
-
-    def cluster_hull(self, cluster_id):
-        with self.cluster_index() as index:
-            return index.get_cluster_hull(cluster_id)

@@ -1,9 +1,10 @@
-"""Style expressions and filters: include/mapcore/expression.h."""
+"""Style expressions and filters: include/mapcore/expression.h; and Predicate, a filter compiled
+from an NSPredicate format string (include/mapcore/format.h, whose conversions are in format.py)."""
 import ctypes
 import json
-import math
 
-from ._lib import Buf, Handle, check, lib, take_text, _declare
+from ._lib import MC_E_BUFFER_TOO_SMALL, MC_OK, Buf, Compiled, check, lib, take_text, _declare, json_bytes
+from .format import EXPRESSION, PREDICATE, Format, compile_format, format_from_json, format_to_json
 from .geojson import GeoJSON, to_bytes
 
 
@@ -43,19 +44,8 @@ _declare("mc_expression_serialize", ctypes.c_int, _vp, ctypes.POINTER(Buf))
 _declare("mc_expression_type", ctypes.c_int, _vp, ctypes.POINTER(Buf))
 _declare("mc_expression_flags", ctypes.c_int, _vp, ctypes.POINTER(ctypes.c_uint))
 
+# mc_expression_flags bits of expression.h.
 FEATURE_CONSTANT, ZOOM_CONSTANT, STATE_CONSTANT = 1, 2, 4
-
-
-def _expression_default(value):
-    """Expression objects nested in JSON data stand for their JSON form."""
-    if isinstance(value, Expression):
-        return value.to_json()
-    raise TypeError(f"{type(value).__name__} is not JSON serializable")
-
-
-def _json_bytes(value):
-    return json.dumps(value, allow_nan=False, ensure_ascii=False,
-                      default=_expression_default).encode("utf-8", "surrogatepass")
 
 
 def _context(zoom=None, heatmap_density=None, line_progress=None, elevation=None, feature_state=None,
@@ -72,7 +62,7 @@ def _context(zoom=None, heatmap_density=None, line_progress=None, elevation=None
     for name, value in (("feature_state", feature_state), ("global_state", global_state),
                         ("available_images", available_images), ("accumulated", accumulated)):
         if value is not None:
-            data = _json_bytes(value)
+            data = json_bytes(value)
             keep.append(data)
             setattr(ctx, name, data)
             setattr(ctx, name + "_len", len(data))
@@ -91,7 +81,7 @@ def _features_handle(features):
     return GeoJSON(features)
 
 
-class Expression(Handle):
+class Expression(Compiled):
     """A compiled style expression (JSON form of the MapLibre/Mapbox style spec), immutable and
     safe to evaluate from many threads.
 
@@ -104,11 +94,11 @@ class Expression(Handle):
 
     __slots__ = ("_source",)
     _free = staticmethod(lib.mc_expression_free)
-    _kind = 2  # MC_FORMAT_EXPRESSION
+    _kind = EXPRESSION
 
     def __init__(self, expr, property_spec=None):
-        data = _json_bytes(expr)
-        spec = _json_bytes(property_spec) if property_spec is not None else None
+        data = json_bytes(expr)
+        spec = json_bytes(property_spec) if property_spec is not None else None
         handle = ctypes.c_void_p()
         check(lib.mc_expression_compile(data, len(data), spec, len(spec) if spec else 0, ctypes.byref(handle)))
         self._handle = handle
@@ -120,8 +110,14 @@ class Expression(Handle):
         `Expression.from_format("MGL_MATCH(x, 0, 'zero', 'default')")`. `args` fill the `%@` and
         `%K` placeholders: JSON-able values (dicts are stops or GeoJSON shapes) or Expression
         objects."""
-        from .format import compile_format
-        return compile_format(cls, format, args, property_spec)
+        return cls._from_format(format, args, property_spec)
+
+    @classmethod
+    def _from_format(cls, format, args, property_spec=None):
+        handle, source = compile_format(cls._kind, format, args, property_spec)
+        obj = cls._adopt(handle)
+        obj._source = source
+        return obj
 
 
     def evaluate(self, feature=None, zoom=None, **context):
@@ -149,7 +145,7 @@ class Expression(Handle):
         fn = {"number": lib.mc_expression_evaluate_numbers, "color": lib.mc_expression_evaluate_colors,
               "boolean": lib.mc_expression_evaluate_booleans}[kind]
         status = fn(self._handle, collection.handle, ctypes.byref(ctx), None, None, 0, ctypes.byref(count))
-        if status not in (0, -8):
+        if status not in (MC_OK, MC_E_BUFFER_TOO_SMALL):
             check(status)
         n = count.value
         errors = (ctypes.c_uint8 * max(n, 1))()
@@ -187,14 +183,12 @@ class Expression(Handle):
         """The expression as JSON data: for format strings, the SDK's conversion; otherwise the
         compiled form (constants folded, legacy forms converted)."""
         if isinstance(self._source, tuple):
-            from .format import format_to_json
             return format_to_json(self._source[0], *self._source[1], kind=self._kind)
         return json.loads(take_text(lambda buf: lib.mc_expression_serialize(self._handle, buf)))
 
     def to_format(self):
         """The expression as an NSExpression/NSPredicate format string: a str whose `.args` holds
         the values of its `%@`/`%K` placeholders (often none)."""
-        from .format import Format, format_from_json
         if isinstance(self._source, tuple):
             return Format(self._source[0], self._source[1])
         source = self._source if not isinstance(self._source, dict) else self.to_json()  # legacy functions
@@ -206,10 +200,10 @@ class Filter(Expression):
     ["in", "$type", "Point"], ["has", "name"], ["all", ...])."""
 
     __slots__ = ()
-    _kind = 1  # MC_FORMAT_PREDICATE
+    _kind = PREDICATE
 
     def __init__(self, expr):
-        data = _json_bytes(expr)
+        data = json_bytes(expr)
         handle = ctypes.c_void_p()
         check(lib.mc_filter_compile(data, len(data), ctypes.byref(handle)))
         self._handle = handle
@@ -231,3 +225,20 @@ class Filter(Expression):
         features = list(features)
         flags = self.evaluate_many(features, zoom=zoom, kind="boolean", **context)
         return [f for f, keep in zip(features, flags) if keep]
+
+
+class Predicate(Filter):
+    """A filter written as an NSPredicate format string of the iOS SDKs:
+
+        >>> p = mapcore.Predicate("temperature != nil && temperature >= %@", 100)
+        >>> p.matches({"type": "Feature", "geometry": None, "properties": {"temperature": 120}})
+        True
+
+    `args` fill the `%@`/`%K` placeholders: JSON-able values (a GeoJSON dict for `SELF IN %@`)
+    or Expression objects (`Predicate('%@ == "Point"', Expression.from_format("$geometryType"))`).
+    Usable wherever a filter is: DataSource(filter=…), evaluation, to_json(), to_format()."""
+
+    __slots__ = ()
+
+    def __init__(self, format, *args):
+        self._handle, self._source = compile_format(PREDICATE, format, args)

@@ -1,12 +1,13 @@
-"""NSPredicate/NSExpression format strings: include/mapcore/format.h, plus builders for the SDK's
-expression constructors (conditional, match, coalesce, join, interpolate, step)."""
+"""NSPredicate/NSExpression format strings: include/mapcore/format.h (conversions both ways and
+compilation; the Predicate class, a Filter compiled from a format string, is in expression.py)."""
 import ctypes
 import json
 
-from ._lib import Buf, check, lib, take_text, _declare
-from .expression import Expression, Filter, _json_bytes
+from ._lib import Buf, Compiled, check, lib, take_text, _declare, json_bytes
 
-PREDICATE, EXPRESSION = 1, 2
+# mc_format_kind of format.h.
+MC_FORMAT_PREDICATE, MC_FORMAT_EXPRESSION = 1, 2
+PREDICATE, EXPRESSION = MC_FORMAT_PREDICATE, MC_FORMAT_EXPRESSION
 
 _vp = ctypes.c_void_p
 _declare("mc_predicate_compile", ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t,
@@ -34,14 +35,14 @@ class Format(str):
 
 def _argument(value):
     """A placeholder value as JSON data: Expression objects travel as {"$expression": json}."""
-    if isinstance(value, Expression):
+    if isinstance(value, Compiled):
         return {"$expression": value.to_json()}
     return value
 
 
 def _text_and_args(format, args):
     text = format.encode("utf-8", "surrogatepass") if isinstance(format, str) else bytes(format)
-    data = _json_bytes([_argument(a) for a in args])
+    data = json_bytes([_argument(a) for a in args])
     return text, data
 
 
@@ -53,7 +54,7 @@ def format_to_json(format, *args, kind=PREDICATE):
 
 def format_from_json(expr, kind=EXPRESSION):
     """A Format for a JSON expression (kind PREDICATE reads legacy filters as the iOS SDK does)."""
-    data = _json_bytes(expr)
+    data = json_bytes(expr)
     text, args = Buf(), Buf()
     try:
         check(lib.mc_format_from_json(data, len(data), kind, ctypes.byref(text), ctypes.byref(args)))
@@ -64,98 +65,15 @@ def format_from_json(expr, kind=EXPRESSION):
         lib.mc_buf_dispose(ctypes.byref(args))
 
 
-def compile_format(cls, format, args, property_spec=None):
-    """A compiled `cls` (Expression or Predicate) from a format string and its arguments."""
+def compile_format(kind, format, args, property_spec=None):
+    """A new expression handle (kind PREDICATE: a filter) compiled from a format string and its
+    arguments, and the (format, arguments) source it was made from."""
     text, data = _text_and_args(format, args)
     handle = ctypes.c_void_p()
-    if cls._kind == PREDICATE:
+    if kind == PREDICATE:
         check(lib.mc_predicate_compile(text, len(text), data, len(data), ctypes.byref(handle)))
     else:
-        spec = _json_bytes(property_spec) if property_spec is not None else None
+        spec = json_bytes(property_spec) if property_spec is not None else None
         check(lib.mc_expression_compile_format(text, len(text), data, len(data), spec, len(spec) if spec else 0,
                                                ctypes.byref(handle)))
-    obj = cls._adopt(handle)
-    obj._source = (str(format), tuple(_argument(a) for a in args))
-    return obj
-
-
-class Predicate(Filter):
-    """A filter written as an NSPredicate format string of the iOS SDKs:
-
-        >>> p = mapcore.Predicate("temperature != nil && temperature >= %@", 100)
-        >>> p.matches({"type": "Feature", "geometry": None, "properties": {"temperature": 120}})
-        True
-
-    `args` fill the `%@`/`%K` placeholders: JSON-able values (a GeoJSON dict for `SELF IN %@`)
-    or Expression objects (`Predicate('%@ == "Point"', Expression.from_format("$geometryType"))`).
-    Usable wherever a filter is: DataSource(filter=…), evaluation, to_json(), to_format()."""
-
-    __slots__ = ()
-
-    def __init__(self, format, *args):
-        compiled = compile_format(Predicate, format, args)
-        self._handle, compiled._handle = compiled._handle, ctypes.c_void_p()
-        self._source = compiled._source
-
-
-# ---- builders for the SDK's NSExpression constructors (JSON expressions) -------------------
-
-def _json(value):
-    return value.to_json() if isinstance(value, Expression) else value
-
-
-def conditional(condition, true_value, false_value):
-    """forAZMConditional:trueExpression:falseExpression: — ["case", condition, a, b]."""
-    return ["case", _json(condition), _json(true_value), _json(false_value)]
-
-
-def match(input, cases, default):
-    """forAZMMatchingKey:in:default: — `cases` maps a label (or a tuple/list of labels) to a value,
-    as a dict or a sequence of (label, value) pairs."""
-    pairs = cases.items() if isinstance(cases, dict) else cases
-    out = ["match", _json(input)]
-    for label, value in pairs:
-        out += [list(label) if isinstance(label, (list, tuple)) else label, _json(value)]
-    return out + [_json(default)]
-
-
-def coalesce(*values):
-    """forAZMCoalescing: — the first non-null value."""
-    return ["coalesce"] + [_json(v) for v in values]
-
-
-def join(*values):
-    """forAZMJoining: — the strings concatenated."""
-    return ["concat"] + [_json(v) for v in values]
-
-
-def interpolate(input, stops, curve="linear", base=None, control_points=None):
-    """forAZMInterpolating:curveType:parameters:stops: — curve "linear", "exponential" (with
-    `base`) or "cubic-bezier" (with four `control_points`); `stops` maps numbers to values."""
-    if curve == "linear":
-        curve_json = ["linear"]
-    elif curve == "exponential":
-        curve_json = ["exponential", _json(base if base is not None else 1)]
-    elif curve == "cubic-bezier":
-        if control_points is None or len(control_points) != 4:
-            raise ValueError("cubic-bezier needs four control points")
-        curve_json = ["cubic-bezier"] + [float(c) for c in control_points]
-    else:
-        raise ValueError(f"unknown curve type {curve!r} (linear, exponential, cubic-bezier)")
-    out = ["interpolate", curve_json, _json(input)]
-    for key, value in sorted(dict(stops).items()):
-        out += [key, _json(value)]
-    return out
-
-
-def step(input, from_value, stops):
-    """forAZMStepping:from:stops: — `from_value` below the first stop, then each stop's value."""
-    out = ["step", _json(input), _json(from_value)]
-    for key, value in sorted(dict(stops).items()):
-        out += [key, _json(value)]
-    return out
-
-
-def json_object(value):
-    """azmJSONObject — an Expression from its JSON form."""
-    return Expression(value)
+    return handle, (str(format), tuple(_argument(a) for a in args))

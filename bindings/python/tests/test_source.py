@@ -1,0 +1,173 @@
+"""The SDK data source through ctypes: identity and edits, clustering, filters, import over HTTP
+from a local server, and queries racing writes on real threads."""
+import functools
+import http.server
+import json
+import math
+import threading
+from pathlib import Path
+
+import pytest
+
+import mapcore
+
+FIXTURES = Path(__file__).resolve().parents[3] / "Tests" / "fixtures" / "supercluster"
+PLACES = json.loads((FIXTURES / "places.json").read_text())
+WORLD = (-180, -85, 180, 85)
+
+
+def _source_with_places(**options):
+    source = mapcore.DataSource(**options)
+    source.add(PLACES)
+    return source
+
+
+def test_data_source_identity_and_edits():
+    source = _source_with_places()
+    assert len(source) == 163
+    assert source.get(737)["properties"]["name"] == "Cape Reinga"
+    assert source.get(737.0)["properties"]["name"] == "Cape Reinga"
+    assert source.get("737") is None
+    assert source.remove(737) == 1 and len(source) == 162 and source.get(737) is None
+    assert source.remove(737) == 0
+    source.remove_at(0)
+    assert len(source) == 161
+    with pytest.raises(mapcore.NotFoundError):
+        source.remove_at(1000)
+    source.add({"type": "Point", "coordinates": [1, 2]})
+    assert source.to_geojson()["features"][-1]["geometry"]["coordinates"] == [1, 2]
+    source.clear()
+    assert len(source) == 0 and source.to_geojson()["features"] == []
+
+
+def test_generate_and_promote_ids():
+    generated = mapcore.DataSource(generate_id=True)
+    generated.add(PLACES["features"][:3])
+    generated.remove(1)
+    generated.add(PLACES["features"][3:5])
+    assert [f["id"] for f in generated.to_geojson()["features"]] == [0, 2, 3, 4]
+    promoted = mapcore.DataSource(promote_id="name")
+    promoted.add(PLACES)
+    assert promoted.get("Cape Churchill")["properties"]["name"] == "Cape Churchill"
+
+
+def test_clustered_source_queries():
+    source = _source_with_places(cluster=True)
+    assert source.options["clusterMaxZoom"] == 17
+    features = source.clusters(WORLD, 0)
+    clusters = [f for f in features if f["properties"].get("cluster")]
+    assert clusters and sum(f["properties"].get("point_count", 1) for f in features) == 162
+    first = clusters[0]["properties"]["cluster_id"]
+    leaves = source.leaves(first, offset=0, limit=math.inf)
+    assert len(leaves) == clusters[0]["properties"]["point_count"]
+    assert source.leaves(first, offset=1, limit=2) == leaves[1:3]
+    assert sum(c["properties"].get("point_count", 1) for c in source.children(first)) == len(leaves)
+    assert source.expansion_zoom(first) >= 1
+    hull = source.cluster_hull(first)
+    assert hull["type"] in ("Polygon", "LineString", "Point")
+    tile = source.tile(0, 0, 0)
+    assert all(-800 <= f["geometry"][0][0] <= 8192 + 800 for f in tile["features"])
+
+
+def test_clustering_refuses_non_points_and_keeps_data():
+    source = _source_with_places(cluster=True)
+    line = {"type": "Feature", "properties": {}, "geometry": {"type": "LineString", "coordinates": [[0, 0], [1, 1]]}}
+    with pytest.raises(mapcore.UnsupportedError, match="Point"):
+        source.add(line)
+    assert len(source) == 163
+    with pytest.raises(mapcore.UnsupportedError):
+        source.set([line])
+    assert len(source) == 163
+    source.set_options(cluster=False)
+    source.add(line)
+    with pytest.raises(mapcore.UnsupportedError):
+        source.set_options(cluster=True)
+    assert source.options["cluster"] is False
+    with pytest.raises(mapcore.NotFoundError):
+        source.cluster_index()
+    assert any(f["geometry"]["type"] == "LineString" for f in source.clusters((-1, -1, 2, 2), 5))
+
+
+def test_filter_and_options_change_rebuild_the_index():
+    source = _source_with_places(cluster=True, filter=["==", ["get", "featureclass"], "cape"])
+    capes = sum(1 for f in PLACES["features"] if f["properties"] and f["properties"].get("featureclass") == "cape")
+    shown = source.clusters(WORLD, 20)
+    assert len(shown) == capes and len(source) == 163
+    source.set_options(filter=None, cluster_radius=10)
+    assert len(source.clusters(WORLD, 20)) == 162
+    assert source.options["clusterRadius"] == 10
+    with pytest.raises(mapcore.InvalidArgumentError):
+        source.set_options(cluster_radius=-1)
+    with pytest.raises(mapcore.ExpressionError):
+        mapcore.DataSource(filter=["==", ["get"], 1])
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def http_root(tmp_path):
+    (tmp_path / "places.geojson").write_text(json.dumps(PLACES))
+    (tmp_path / "broken.geojson").write_text('{"type": "FeatureCollection", "features": [')
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(tmp_path)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", tmp_path
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_import_from_http_file_url_and_path(http_root):
+    base, root = http_root
+    source = mapcore.DataSource(cluster=True)
+    source.import_data(f"{base}/places.geojson")
+    assert len(source) == 163
+    source.import_data((root / "places.geojson").as_uri())
+    source.import_data(str(root / "places.geojson"))
+    assert len(source) == 3 * 163
+    for bad, error in ((f"{base}/missing.geojson", mapcore.MapCoreIOError),
+                       (f"{base}/broken.geojson", mapcore.ParseError),
+                       ("http://127.0.0.1:9/nothing-listens-here", mapcore.MapCoreIOError),
+                       (str(root / "nope.json"), mapcore.MapCoreIOError),
+                       ("gopher://example/x", mapcore.UnsupportedError)):
+        with pytest.raises(error):
+            source.import_data(bad)
+        assert len(source) == 3 * 163
+
+
+def test_readers_never_see_a_mix_while_a_writer_replaces_data():
+    """Two datasets of different sizes swap back and forth; every read must be wholly one or the
+    other, across a count, a query and a frozen index view."""
+    small = PLACES["features"][:40]
+    large = PLACES["features"][:162]
+    source = mapcore.DataSource(cluster=True)
+    source.set(small)
+    stop = threading.Event()
+    problems = []
+
+    def writer():
+        for i in range(60):
+            source.set(large if i % 2 == 0 else small)
+        stop.set()
+
+    def reader():
+        while not stop.is_set():
+            total = sum(f["properties"].get("point_count", 1) for f in source.clusters(WORLD, 0))
+            if total not in (40, 162):
+                problems.append(total)
+            with source.cluster_index() as view:
+                a = sum(c.point_count for c in view.get_clusters_flat(WORLD, 0))
+                b = sum(c.point_count for c in view.get_clusters_flat(WORLD, 3))
+                if a != b or a not in (40, 162):
+                    problems.append((a, b))
+
+    threads = [threading.Thread(target=writer)] + [threading.Thread(target=reader) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert problems == []

@@ -1,0 +1,99 @@
+/*
+ * MapCore GeoJSON data sources: mc_source, the SDKs' GeoJSON DataSource (features with
+ * identity, add/set/remove/clear, import from files and URLs, SDK option names and defaults).
+ * With "cluster": true it keeps a cluster index (mapcore/cluster.h) over its Point features;
+ * mc_source_cluster_index() hands out that index.
+ * Include <mapcore.h> rather than this file.
+ *
+ * JSON results are library-owned mc_buf text (dispose with mc_buf_dispose); `flags` may be
+ * MC_SERIALIZE_PRETTY. Cluster results have the form described in mapcore/cluster.h.
+ */
+#ifndef MAPCORE_SOURCE_H
+#define MAPCORE_SOURCE_H
+
+#include "common.h"
+#include "geojson.h"
+#include "cluster.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A GeoJSON data source. Every write builds the next state (cluster index included) aside and
+ * publishes it at once; a failed write leaves the source exactly as it was. Reads and writes
+ * may come from any number of threads: a read sees the state before or after a write, never a
+ * mix. Free with mc_source_free(). */
+typedef struct mc_source mc_source;
+
+/* Creates an empty source. `options_json` (NULL with len 0 for the defaults) uses the SDK names
+ * and defaults: cluster false, clusterRadius 50 (pixels at tile size 512), clusterMaxZoom
+ * maxZoom - 1, clusterMinPoints 2, clusterProperties (as for mc_cluster_index_new), maxZoom 18,
+ * buffer 128, tolerance 0.375, lineMetrics false, generateId false, promoteId null, filter null
+ * (an expression or legacy filter; features failing it stay in the source but are left out of
+ * the index and of mc_source_get_clusters). The cluster index uses GL JS's derivation: extent
+ * 8192, radius = clusterRadius * 16. buffer, tolerance and lineMetrics are kept for tiling
+ * non-point data, which MapCore does not do yet. Unknown keys: MC_E_INVALID_ARGUMENT. */
+MC_API int mc_source_new(const char *options_json, size_t len, mc_source **out);
+
+/* Frees the source. NULL and already-freed handles are ignored. */
+MC_API void mc_source_free(mc_source *source);
+
+/* Changes the options named in `options_json`; others keep their value. The index is rebuilt.
+ * Turning clustering on while a non-point feature is present fails with MC_E_UNSUPPORTED and
+ * changes nothing. */
+MC_API int mc_source_set_options(mc_source *source, const char *options_json, size_t len);
+
+/* The current options as JSON (clusterMaxZoom resolved). */
+MC_API int mc_source_get_options(mc_source *source, mc_buf *out);
+
+/* Adds the features of `data`: a FeatureCollection, a Feature, or a bare geometry (added as a
+ * feature with empty properties). With generateId, each gets a new integer id never used before
+ * in this source; with promoteId, the named property becomes the id. With clustering on, a
+ * non-point feature fails with MC_E_UNSUPPORTED and nothing is added. */
+MC_API int mc_source_add(mc_source *source, const mc_geojson *data);
+
+/* Replaces every feature with those of `data` (same rules as mc_source_add). */
+MC_API int mc_source_set(mc_source *source, const mc_geojson *data);
+
+/* Adds the GeoJSON at `location`: a file path, a file:// URL, or an http:// or https:// URL
+ * (fetched with libcurl: redirects followed, 60 s timeout). Errors: MC_E_IO (missing file,
+ * network failure, HTTP status >= 400, with the reason), MC_E_PARSE / MC_E_INVALID_GEOJSON
+ * (bad payload). On error the source is unchanged. Blocks while fetching; other threads keep
+ * reading the previous state. */
+MC_API int mc_source_import(mc_source *source, const char *location);
+
+/* Removes every feature whose id equals `id_json` (a JSON string or number: "\"a\"" or "7";
+ * 7 and 7.0 are the same id). *out_removed (may be NULL) receives how many. None: MC_OK, 0. */
+MC_API int mc_source_remove(mc_source *source, const char *id_json, size_t len, size_t *out_removed);
+
+/* Removes the feature at an insertion-order index. Out of range: MC_E_NOT_FOUND. */
+MC_API int mc_source_remove_at(mc_source *source, size_t index);
+
+/* Removes every feature. */
+MC_API int mc_source_clear(mc_source *source);
+
+/* Number of features held (filtered-out ones included). */
+MC_API int mc_source_count(mc_source *source, size_t *out_count);
+
+/* The first feature whose id equals `id_json`, as GeoJSON. None: MC_E_NOT_FOUND. */
+MC_API int mc_source_get(mc_source *source, const char *id_json, size_t len, uint32_t flags, mc_buf *out);
+
+/* Every feature as a FeatureCollection, in insertion order. */
+MC_API int mc_source_to_geojson(mc_source *source, uint32_t flags, mc_buf *out);
+
+/* What the source shows in `bbox` at `zoom`, as a FeatureCollection: clusters and points when
+ * clustering is on (as mc_cluster_index_get_clusters), else the features (passing the filter)
+ * whose bounding box intersects `bbox`. */
+MC_API int mc_source_get_clusters(mc_source *source, const double bbox[4], double zoom, uint32_t flags, mc_buf *out);
+
+/* The source's current cluster index as a new handle: a frozen view that later writes to the
+ * source do not change, so several queries (children, leaves, expansion zoom, tiles) agree
+ * with each other. Free it with mc_cluster_index_free(). Loading into it replaces only the
+ * view. Clustering off: MC_E_NOT_FOUND. */
+MC_API int mc_source_cluster_index(mc_source *source, mc_cluster_index **out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MAPCORE_SOURCE_H */
