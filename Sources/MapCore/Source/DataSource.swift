@@ -6,7 +6,10 @@
 // readers take the current snapshot under a short lock and query it without holding any lock.
 // So a query sees the old or the new data, never a mix, and never waits for a rebuild.
 
-/// The SDK options, with the names and defaults Azure Maps and MapLibre share.
+/// The SDK options, with the names and defaults Azure Maps and MapLibre share. These
+/// initial values are the one source of the data source's defaults: the C ABI, the bindings and
+/// the CLI send only what their caller set, and `source.h` documents these values (a test checks
+/// that the documented defaults are the effective ones).
 public struct DataSourceOptions: Sendable {
     public var cluster = false
     /// Pixels at tile size 512.
@@ -15,8 +18,11 @@ public struct DataSourceOptions: Sendable {
     public var clusterMaxZoom: Int? = nil
     public var clusterMinPoints = 2
     public var clusterProperties: ClusterProperties? = nil
+    /// The style spec's GeoJSON source `maxzoom`.
     public var maxZoom = 18
+    /// Pixels at tile size 512 (the style spec's `buffer`).
     public var buffer = 128
+    /// Douglas-Peucker tolerance in pixels at tile size 512 (the style spec's `tolerance`).
     public var tolerance = 0.375
     public var lineMetrics = false
     public var generateId = false
@@ -29,39 +35,21 @@ public struct DataSourceOptions: Sendable {
     /// Options from JSON with the SDK names; keys not present keep their value in `base`.
     public init(json: JSONValue, base: DataSourceOptions = DataSourceOptions()) throws(MapCoreError) {
         self = base
-        guard case .object(let o) = json else { throw MapCoreError(.invalidArgument, "Data source options must be a JSON object.") }
-        func bad(_ key: String, _ what: String) -> MapCoreError { MapCoreError(.invalidArgument, "Option \(key) must be \(what).") }
-        func bool(_ key: String, _ v: JSONValue) throws(MapCoreError) -> Bool {
-            guard case .bool(let b) = v else { throw bad(key, "true or false") }
-            return b
-        }
-        func int(_ key: String, _ v: JSONValue, _ range: ClosedRange<Int>) throws(MapCoreError) -> Int {
-            guard let d = v.doubleValue, d == d.rounded(), d >= Double(range.lowerBound), d <= Double(range.upperBound) else {
-                throw bad(key, "an integer in \(range.lowerBound)...\(range.upperBound)")
-            }
-            return Int(d)
-        }
-        func number(_ key: String, _ v: JSONValue) throws(MapCoreError) -> Double {
-            guard let d = v.doubleValue, d.isFinite, d >= 0 else { throw bad(key, "a non-negative number") }
-            return d
-        }
-        for (key, v) in o {
+        let r = try OptionReader(json, of: "data source")
+        for (key, v) in r.members {
             switch key {
-            case "cluster": cluster = try bool(key, v)
-            case "clusterRadius":
-                clusterRadius = try number(key, v)
-                guard clusterRadius > 0 else { throw bad(key, "a positive number") }
-            case "clusterMaxZoom": clusterMaxZoom = v == .null ? nil : try int(key, v, 0...SuperclusterOptions.maxAllowedZoom)
-            case "clusterMinPoints": clusterMinPoints = try int(key, v, 2...Int(Int32.max))
+            case "cluster": cluster = try r.bool(key, v)
+            case "clusterRadius": clusterRadius = try r.number(key, v, .positive)
+            case "clusterMaxZoom":
+                clusterMaxZoom = v == .null ? nil : try r.int(key, v, 0...SuperclusterOptions.maxAllowedZoom)
+            case "clusterMinPoints": clusterMinPoints = try r.int(key, v, 2...Int(Int32.max))
             case "clusterProperties": clusterProperties = v == .null ? nil : try ClusterProperties(json: v)
-            case "maxZoom": maxZoom = try int(key, v, 0...SuperclusterOptions.maxAllowedZoom + 1)
-            case "buffer": buffer = try int(key, v, 0...512)
-            case "tolerance": tolerance = try number(key, v)
-            case "lineMetrics": lineMetrics = try bool(key, v)
-            case "generateId": generateId = try bool(key, v)
-            case "promoteId":
-                guard v == .null || v.stringValue != nil else { throw bad(key, "a property name or null") }
-                promoteId = v.stringValue
+            case "maxZoom": maxZoom = try r.int(key, v, 0...SuperclusterOptions.maxAllowedZoom + 1)
+            case "buffer": buffer = try r.int(key, v, 0...512)
+            case "tolerance": tolerance = try r.number(key, v, .nonNegative)
+            case "lineMetrics": lineMetrics = try r.bool(key, v)
+            case "generateId": generateId = try r.bool(key, v)
+            case "promoteId": promoteId = try r.stringOrNull(key, v, "a property name or null")
             case "filter":
                 if v == .null { filter = nil; continue }
                 switch StyleExpression.compile(v, spec: .filter, legacyFilters: true) {
@@ -71,7 +59,7 @@ public struct DataSourceOptions: Sendable {
                     throw MapCoreError(.expression, "filter\((e?.key).map { $0.isEmpty ? "" : " at \($0)" } ?? ""): \(e?.message ?? "invalid expression")")
                 }
             default:
-                throw MapCoreError(.invalidArgument, "Unknown data source option \"\(key)\".")
+                throw r.unknown(key)
             }
         }
     }
