@@ -299,11 +299,12 @@ struct Cluster: ParsableCommand {
     @Option(help: "Zoom level of the query.") var zoom: Double?
     @Option(help: "Query box west,south,east,north (default: the whole world; west > east crosses the antimeridian).")
     var bbox: String?
-    @Option(help: "Cluster radius in pixels (supercluster's default 40).") var radius: Double = 40
-    @Option(help: "Tile extent the radius is measured against.") var extent: Double = 512
-    @Option(help: "Lowest zoom with clusters.") var minZoom: Int = 0
-    @Option(help: "Highest zoom with clusters (at most 30).") var maxZoom: Int = 16
-    @Option(help: "Fewest points that form a cluster.") var minPoints: Int = 2
+    // Unset options keep the library's defaults (SuperclusterOptions), which the help shows.
+    @Option(help: "Cluster radius in pixels \(defaultText(\.radius)).") var radius: Double?
+    @Option(help: "Tile extent the radius is measured against \(defaultText(\.extent)).") var extent: Double?
+    @Option(help: "Lowest zoom with clusters \(defaultText(\.minZoom)).") var minZoom: Int?
+    @Option(help: "Highest zoom with clusters, at most 30 \(defaultText(\.maxZoom)).") var maxZoom: Int?
+    @Option(help: "Fewest points that form a cluster \(defaultText(\.minPoints)).") var minPoints: Int?
     @Option(help: "Aggregate properties as JSON, e.g. '{\"sum\": [\"+\", [\"get\", \"scalerank\"]]}'.")
     var properties: String?
     @Flag(help: "Print items and clusters per zoom level instead of features.") var stats = false
@@ -311,11 +312,11 @@ struct Cluster: ParsableCommand {
 
     func run() throws {
         var options = SuperclusterOptions()
-        options.radius = radius
-        options.extent = extent
-        options.minZoom = minZoom
-        options.maxZoom = maxZoom
-        options.minPoints = minPoints
+        if let radius { options.radius = radius }
+        if let extent { options.extent = extent }
+        if let minZoom { options.minZoom = minZoom }
+        if let maxZoom { options.maxZoom = maxZoom }
+        if let minPoints { options.minPoints = minPoints }
         let props = try properties.map { text throws -> ClusterProperties in try ClusterProperties(json: try JSON.parse(text)) }
         let features = try input.load().features
         let start = clockSeconds()
@@ -340,6 +341,13 @@ struct Cluster: ParsableCommand {
         let items = try index.clusters(west: box[0], south: box[1], east: box[2], north: box[3], zoom: zoom)
         print(String(decoding: index.featureCollection(items, pretty: pretty), as: UTF8.self))
     }
+}
+
+/// "(default: 40)": a library default as the help shows it, numbers without a needless ".0".
+func defaultText<T>(_ key: KeyPath<SuperclusterOptions, T>) -> String {
+    let value = SuperclusterOptions()[keyPath: key]
+    if let d = value as? Double, d == d.rounded(), abs(d) < 1e15 { return "(default: \(Int(d)))" }
+    return "(default: \(value))"
 }
 
 /// Monotonic seconds, for the timings the CLI prints.

@@ -54,16 +54,25 @@ typedef struct mc_page {
  * can be started the work runs on the calling thread, with the same result. */
 typedef struct mc_cluster_index mc_cluster_index;
 
-/* Creates an empty index. `options_json` (NULL with len 0 for the defaults) is a JSON object
- * with supercluster's names and defaults: radius 40, extent 512, minZoom 0, maxZoom 16
- * (at most 30: the id keeps the zoom in 5 bits), minPoints 2, nodeSize 64, generateId false, and
- * clusterProperties {"name": [operator or reduce expression, map expression]}:
+/* Creates an empty index. `options_json` (NULL with len 0 for every default) is a JSON object with
+ * supercluster's names; what it leaves out takes the default below (tests check these are the
+ * effective defaults):
+ *   option             default  meaning
+ *   radius             40       cluster radius in pixels of a tile `extent` wide
+ *   extent             512      tile extent the radius is measured against
+ *   minZoom            0        lowest zoom with clusters
+ *   maxZoom            16       highest zoom with clusters (at most 30: the id keeps the zoom in 5 bits)
+ *   minPoints          2        fewest points that form a cluster
+ *   nodeSize           64       KD tree leaf size
+ *   generateId         false    tile features of points get their input index as id
+ *   clusterProperties  null     aggregates {"name": [operator or reduce expression, map expression]}:
  *   {"sum": ["+", ["get", "scalerank"]]}                   operator + * max min all any
  *   {"sum": [["+", ["accumulated"], ["get", "sum"]], ["get", "scalerank"]]}   reduce expression
  * The map expression is evaluated on each point's feature; the reduce expression folds another
  * item in, with ["accumulated"] = the value so far and ["get", name] = the other item's value.
- * A failing evaluation gives null. Unknown keys are errors (MC_E_INVALID_ARGUMENT), bad
- * expressions MC_E_EXPRESSION. Thread-safe. */
+ * A failing evaluation gives null. Unknown keys and values of the wrong type or out of range are
+ * errors (MC_E_INVALID_ARGUMENT, naming the option), bad expressions MC_E_EXPRESSION (path = the
+ * failing node's key path). Thread-safe. */
 MC_API int mc_cluster_index_new(const char *options_json, size_t len, mc_cluster_index **out);
 
 /* Frees the index. NULL and already-freed handles are ignored. */

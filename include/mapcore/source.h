@@ -25,14 +25,28 @@ extern "C" {
  * mix. Free with mc_source_free(). */
 typedef struct mc_source mc_source;
 
-/* Creates an empty source. `options_json` (NULL with len 0 for the defaults) uses the SDK names
- * and defaults: cluster false, clusterRadius 50 (pixels at tile size 512), clusterMaxZoom
- * maxZoom - 1, clusterMinPoints 2, clusterProperties (as for mc_cluster_index_new), maxZoom 18,
- * buffer 128, tolerance 0.375, lineMetrics false, generateId false, promoteId null, filter null
- * (an expression or legacy filter; features failing it stay in the source but are left out of
- * the index and of mc_source_get_clusters). The cluster index uses GL JS's derivation: extent
- * 8192, radius = clusterRadius * 16. buffer, tolerance and lineMetrics are kept for tiling
- * non-point data, which MapCore does not do yet. Unknown keys: MC_E_INVALID_ARGUMENT. */
+/* Creates an empty source. `options_json` (NULL with len 0 for every default) is a JSON object with
+ * the SDK names; what it leaves out takes the default below (tests check these are the effective
+ * defaults; mc_source_get_options() reports the effective values):
+ *   option             default  meaning
+ *   cluster            false    cluster the Point features
+ *   clusterRadius      50       cluster radius in pixels at tile size 512
+ *   clusterMaxZoom     null     highest zoom with clusters; null means maxZoom - 1
+ *   clusterMinPoints   2        fewest points that form a cluster
+ *   clusterProperties  null     aggregates, as for mc_cluster_index_new()
+ *   maxZoom            18       the source's maxzoom
+ *   buffer             128      tile buffer in pixels at tile size 512 (0..512)
+ *   tolerance          0.375    simplification tolerance in pixels at tile size 512
+ *   lineMetrics        false    line distance metrics on tiled lines
+ *   generateId         false    give each added feature a new integer id
+ *   promoteId          null     a property whose value becomes the feature id
+ *   filter             null     an expression or legacy filter
+ * Features failing the filter stay in the source but are left out of the index and of
+ * mc_source_get_clusters. The cluster index uses GL JS's derivation: extent 8192, radius =
+ * clusterRadius * 16. buffer, tolerance and lineMetrics are kept for tiling non-point data,
+ * which MapCore does not do yet. Unknown keys and bad values: MC_E_INVALID_ARGUMENT naming the
+ * option; a filter that does not compile: MC_E_EXPRESSION (path = the failing node's key path in
+ * the filter, e.g. [2][1]). */
 MC_API int mc_source_new(const char *options_json, size_t len, mc_source **out);
 
 /* Frees the source. NULL and already-freed handles are ignored. */
