@@ -5,10 +5,15 @@ PYTHON ?= python3
 SWIFT  ?= swift
 CLI    := .build/release/mapcore-cli
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-APT_PACKAGES := libgeos-dev libcurl4-openssl-dev cmake pkg-config valgrind
-PIP_PACKAGES := pytest shapely numpy orjson
+# Python runs in a virtual environment in the build tree: a stock Debian python3 refuses
+# `pip install` (PEP 668), and the project should not change the system's packages anyway.
+VENV   := $(BUILD)/venv
+PY     := $(VENV)/bin/python
+APT_PACKAGES := libgeos-dev libcurl4-openssl-dev cmake pkg-config valgrind python3-venv
+# Only `make test` installs these; the library and `make demo` need nothing beyond the stdlib.
+TEST_PIP_PACKAGES := pytest shapely numpy orjson
 
-.PHONY: all deps build demo test test-swift test-c test-python test-conformance bench clean
+.PHONY: all deps venv test-deps build demo test test-swift test-c test-python test-conformance bench clean
 
 all: build
 
@@ -18,14 +23,21 @@ deps:
 	  echo "Installing apt packages:$$missing"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
-	@$(PYTHON) -c "import pytest, shapely, numpy, orjson" 2>/dev/null || \
-	  { echo "Installing pip packages: $(PIP_PACKAGES)"; $(PYTHON) -m pip install -q $(PIP_PACKAGES); }
+
+$(PY): | deps
+	$(PYTHON) -m venv $(VENV)
+
+venv: $(PY)
+
+test-deps: venv
+	@$(PY) -c "import pytest, shapely, numpy, orjson" 2>/dev/null || \
+	  { echo "Installing into $(VENV): $(TEST_PIP_PACKAGES)"; $(PY) -m pip install -q $(TEST_PIP_PACKAGES); }
 
 build: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release > /dev/null
 	cmake --build $(BUILD)
 
-demo: build
+demo: build venv
 	@echo "== mapcore info data/places.geojson"
 	@$(CLI) info data/places.geojson
 	@echo "== mapcore bbox data/places.geojson"
@@ -41,7 +53,7 @@ demo: build
 	@echo "== mapcore cluster data/places.geojson --zoom 1 --bbox 100,-60,-100,10 --properties '{\"ranks\": [\"+\", [\"get\", \"scalerank\"]]}'"
 	@$(CLI) cluster data/places.geojson --zoom 1 --bbox 100,-60,-100,10 --properties '{"ranks": ["+", ["get", "scalerank"]]}' --pretty
 	@echo "== the same from Python"
-	@$(PYTHON) examples/python/demo.py data/places.geojson
+	@$(PY) examples/python/demo.py data/places.geojson
 
 test: test-swift test-c test-python test-conformance
 
@@ -59,14 +71,14 @@ test-conformance: build
 	  --known-failures Tests/conformance/expressions-known-failures.txt
 	$(CLI) conformance predicates Tests/conformance/format-string-pairs.jsonl
 
-test-python: build
-	$(PYTHON) -m pytest -q bindings/python/tests
+test-python: build test-deps
+	$(PY) -m pytest -q bindings/python/tests
 
-bench: build
-	$(PYTHON) bench/bench_geometry.py
-	$(PYTHON) bench/bench_geojson.py
-	$(PYTHON) bench/bench_expressions.py
-	$(PYTHON) bench/bench_cluster.py
+bench: build test-deps
+	$(PY) bench/bench_geometry.py
+	$(PY) bench/bench_geojson.py
+	$(PY) bench/bench_expressions.py
+	$(PY) bench/bench_cluster.py
 
 clean:
 	rm -rf $(BUILD) .build bench/data

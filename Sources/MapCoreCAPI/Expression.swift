@@ -12,16 +12,6 @@ func parseJSON(_ data: UnsafePointer<CChar>?, _ len: Int, _ name: StaticString) 
     try JSON.parse(try inputBytes(data, len, name))
 }
 
-func compile(_ json: JSONValue, spec: PropertySpec, legacyFilters: Bool) throws(MapCoreError) -> StyleExpression {
-    switch StyleExpression.compile(json, spec: spec, legacyFilters: legacyFilters) {
-    case .success(let e): return e
-    case .failure(let f):
-        let message = f.errors.map { $0.key.isEmpty ? $0.message : "\($0.key): \($0.message)" }.joined(separator: "; ")
-        let path = f.errors.first?.key ?? ""
-        throw MapCoreError(.expression, message, location: SourceLocation(offset: -1, line: 0, column: 0, path: path))
-    }
-}
-
 @_cdecl("mc_expression_compile")
 public func mc_expression_compile(_ json: UnsafePointer<CChar>?, _ len: Int, _ spec: UnsafePointer<CChar>?, _ specLen: Int,
                                   _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
@@ -32,7 +22,7 @@ public func mc_expression_compile(_ json: UnsafePointer<CChar>?, _ len: Int, _ s
         if spec != nil || specLen != 0 {
             propertySpec = try PropertySpec(json: try parseJSON(spec, specLen, "property_spec"))
         }
-        out.pointee = handles.register(try compile(value, spec: propertySpec, legacyFilters: false), kind: .expression)
+        out.pointee = handles.register(try StyleExpression.compiled(value, spec: propertySpec), kind: .expression)
     }
 }
 
@@ -41,7 +31,7 @@ public func mc_filter_compile(_ json: UnsafePointer<CChar>?, _ len: Int, _ out: 
     boundary { () throws(MapCoreError) in
         let out = try required(out, "out")
         let value = try parseJSON(json, len, "json")
-        out.pointee = handles.register(try compile(value, spec: .filter, legacyFilters: true), kind: .expression)
+        out.pointee = handles.register(try StyleExpression.compiled(value, spec: .filter, legacyFilters: true), kind: .expression)
     }
 }
 

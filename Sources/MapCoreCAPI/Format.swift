@@ -31,7 +31,7 @@ public func mc_predicate_compile(_ format: UnsafePointer<CChar>?, _ len: Int, _ 
     boundary { () throws(MapCoreError) in
         let out = try required(out, "out")
         let json = try convert(format, len, args, argsLen, .predicate)
-        out.pointee = handles.register(try compile(json, spec: .filter, legacyFilters: false), kind: .expression)
+        out.pointee = handles.register(try StyleExpression.compiled(json, spec: .filter), kind: .expression)
     }
 }
 
@@ -46,7 +46,7 @@ public func mc_expression_compile_format(_ format: UnsafePointer<CChar>?, _ len:
             propertySpec = try PropertySpec(json: try parseJSON(spec, specLen, "property_spec"))
         }
         let json = try convert(format, len, args, argsLen, .expression)
-        out.pointee = handles.register(try compile(json, spec: propertySpec, legacyFilters: false), kind: .expression)
+        out.pointee = handles.register(try StyleExpression.compiled(json, spec: propertySpec), kind: .expression)
     }
 }
 

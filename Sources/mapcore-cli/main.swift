@@ -196,11 +196,9 @@ private func compileExpression(_ text: String, spec: String?, filter: Bool) thro
     if let spec {
         do { propertySpec = try PropertySpec(json: try JSON.parse(spec)) } catch { throw InputError(description: "--spec: \(error)") }
     }
-    switch StyleExpression.compile(json, spec: propertySpec, legacyFilters: filter) {
-    case .success(let e): return e
-    case .failure(let f):
-        throw InputError(description: f.errors.map { "expression\($0.key): \($0.message)" }.joined(separator: "\n"))
-    }
+    do {
+        return try StyleExpression.compiled(json, spec: propertySpec, legacyFilters: filter, what: "expression")
+    } catch { throw InputError(description: error.description) }
 }
 
 struct Eval: ParsableCommand {

@@ -59,6 +59,11 @@ static void test_source(void) {
     mc_buf_dispose(&buf);
     CHECK_STATUS(mc_source_set_options(source, "{\"maxZoom\": \"x\"}", 16), MC_E_INVALID_ARGUMENT);
     CHECK_STATUS(mc_source_set_options(source, "{\"filter\": [\"==\", [\"get\"], 1]}", 30), MC_E_EXPRESSION);
+    /* A bad filter reports the key path of the failing node, as mc_filter_compile does. */
+    const char *bad_filter = "{\"filter\": [\"==\", [\"get\", \"a\"], [\"+\", 1, \"x\"]]}";
+    CHECK_STATUS(mc_source_set_options(source, bad_filter, strlen(bad_filter)), MC_E_EXPRESSION);
+    CHECK(strcmp(mc_last_error()->path, "[2][2]") == 0);
+    CHECK(strstr(mc_last_error()->message, "filter: ") == mc_last_error()->message);
     CHECK_STATUS(mc_source_to_geojson(source, 0, &buf), MC_OK);
     CHECK(text_contains(&buf, "LineString"));
     mc_buf_dispose(&buf);

@@ -36,22 +36,12 @@ public struct ClusterProperties: Sendable {
             default:
                 throw MapCoreError(.invalidArgument, "clusterProperties.\(name)[0] must be an operator name or a reduce expression.")
             }
-            let map = try Self.compile(pair[1], what: "clusterProperties.\(name) map expression")
-            let reduce = try Self.compile(reduceJSON, what: "clusterProperties.\(name) reduce expression")
+            let map = try StyleExpression.compiled(pair[1], what: "clusterProperties.\(name) map expression")
+            let reduce = try StyleExpression.compiled(reduceJSON, what: "clusterProperties.\(name) reduce expression")
             compiled.append(Property(name: name, map: map, reduce: reduce))
         }
         properties = compiled
         self.json = json
-    }
-
-    private static func compile(_ json: JSONValue, what: String) throws(MapCoreError) -> StyleExpression {
-        switch StyleExpression.compile(json) {
-        case .success(let e): return e
-        case .failure(let f):
-            let first = f.errors.first
-            let at = (first?.key).map { $0.isEmpty ? "" : " at \($0)" } ?? ""
-            throw MapCoreError(.expression, "\(what)\(at): \(first?.message ?? "invalid expression")")
-        }
     }
 
     /// The mapped properties of one input point. A failing expression gives null, as a style

@@ -141,6 +141,17 @@ public struct ExpressionCompileError: Sendable, Equatable {
 public struct ExpressionCompileFailure: Error, Sendable {
     public var errors: [ExpressionCompileError]
     public init(_ errors: [ExpressionCompileError]) { self.errors = errors }
+
+    /// The one conversion to the error every stage throws: every error's message (prefixed by
+    /// its key path) and the first error's key path as `location.path`. `what` names the
+    /// expression inside a larger input (e.g. `filter`), so the message says which one failed.
+    public func error(what: String? = nil) -> MapCoreError {
+        let parts = errors.map { $0.key.isEmpty ? $0.message : "\($0.key): \($0.message)" }
+        let message = parts.isEmpty ? "invalid expression" : parts.joined(separator: "; ")
+        let path = errors.first?.key ?? ""
+        return MapCoreError(.expression, what.map { "\($0): \(message)" } ?? message,
+                            location: SourceLocation(offset: -1, line: 0, column: 0, path: path))
+    }
 }
 
 /// A compiled expression: type-checked, constant-folded, immutable. Evaluate it from any
@@ -181,6 +192,16 @@ public final class StyleExpression: Sendable {
     /// How deep expressions may nest. Compiling recurses once per level (about 1.5 KB of stack
     /// each), so 64 levels fit a 128 KB thread stack; real styles rarely pass 20.
     public static let defaultMaxDepth = 64
+
+    /// `compile`, failing with the one `MapCoreError` conversion (`ExpressionCompileFailure.error`),
+    /// for callers that report errors rather than inspect them.
+    public static func compiled(_ json: JSONValue, spec: PropertySpec = .default, legacyFilters: Bool = false,
+                                what: String? = nil) throws(MapCoreError) -> StyleExpression {
+        switch compile(json, spec: spec, legacyFilters: legacyFilters) {
+        case .success(let e): return e
+        case .failure(let f): throw f.error(what: what)
+        }
+    }
 
     /// Compiles an expression (or a legacy filter / legacy function object) for a property.
     /// - Parameter maxDepth: nesting limit; deeper input is a compile error, never a crash.

@@ -52,12 +52,7 @@ public struct DataSourceOptions: Sendable {
             case "promoteId": promoteId = try r.stringOrNull(key, v, "a property name or null")
             case "filter":
                 if v == .null { filter = nil; continue }
-                switch StyleExpression.compile(v, spec: .filter, legacyFilters: true) {
-                case .success(let e): filter = e
-                case .failure(let f):
-                    let e = f.errors.first
-                    throw MapCoreError(.expression, "filter\((e?.key).map { $0.isEmpty ? "" : " at \($0)" } ?? ""): \(e?.message ?? "invalid expression")")
-                }
+                filter = try StyleExpression.compiled(v, spec: .filter, legacyFilters: true, what: "filter")
             default:
                 throw r.unknown(key)
             }

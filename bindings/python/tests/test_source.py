@@ -100,6 +100,9 @@ def test_filter_and_options_change_rebuild_the_index():
         source.set_options(cluster_radius=-1)
     with pytest.raises(mapcore.ExpressionError):
         mapcore.DataSource(filter=["==", ["get"], 1])
+    with pytest.raises(mapcore.ExpressionError) as failure:
+        mapcore.DataSource(filter=["==", ["get", "a"], ["+", 1, "x"]])
+    assert failure.value.path == "[2][2]"
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
