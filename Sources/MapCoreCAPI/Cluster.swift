@@ -25,37 +25,6 @@ private func clusterIndex(_ handle: OpaquePointer?) throws(MapCoreError) -> Supe
     return h.index
 }
 
-private func superclusterOptions(_ json: JSONValue) throws(MapCoreError) -> (SuperclusterOptions, ClusterProperties?) {
-    guard case .object(let o) = json else { throw MapCoreError(.invalidArgument, "Cluster index options must be a JSON object.") }
-    var options = SuperclusterOptions()
-    var properties: ClusterProperties?
-    func int(_ key: String, _ v: JSONValue) throws(MapCoreError) -> Int {
-        guard let d = v.doubleValue, d == d.rounded(), abs(d) <= 1e9 else { throw MapCoreError(.invalidArgument, "Option \(key) must be an integer.") }
-        return Int(d)
-    }
-    func number(_ key: String, _ v: JSONValue) throws(MapCoreError) -> Double {
-        guard let d = v.doubleValue else { throw MapCoreError(.invalidArgument, "Option \(key) must be a number.") }
-        return d
-    }
-    for (key, v) in o {
-        switch key {
-        case "radius": options.radius = try number(key, v)
-        case "extent": options.extent = try number(key, v)
-        case "minZoom": options.minZoom = try int(key, v)
-        case "maxZoom": options.maxZoom = try int(key, v)
-        case "minPoints": options.minPoints = try int(key, v)
-        case "nodeSize": options.nodeSize = try int(key, v)
-        case "generateId":
-            guard case .bool(let b) = v else { throw MapCoreError(.invalidArgument, "Option generateId must be true or false.") }
-            options.generateId = b
-        case "clusterProperties": properties = v == .null ? nil : try ClusterProperties(json: v)
-        case "log": continue  // supercluster's console timing; accepted and ignored
-        default: throw MapCoreError(.invalidArgument, "Unknown cluster index option \"\(key)\".")
-        }
-    }
-    return (options, properties)
-}
-
 private func page(_ p: UnsafePointer<mc_page>?) -> (offset: Int, limit: Int) {
     guard let p else { return (0, 10) }
     // size_t imports as Int: values above Int.max (MC_LIMIT_ALL) arrive negative and mean "all".
@@ -99,7 +68,7 @@ private func fillRecords(_ out: UnsafeMutablePointer<mc_cluster_item>?, _ capaci
 public func mc_cluster_index_new(_ options: UnsafePointer<CChar>?, _ len: Int, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
     boundary { () throws(MapCoreError) in
         let out = try required(out, "out")
-        let (o, props) = try superclusterOptions(try optionsJSON(options, len))
+        let (o, props) = try SuperclusterOptions.read(json: try optionsJSON(options, len))
         let empty = try Supercluster(features: [], options: o, clusterProperties: props)
         out.pointee = handles.register(ClusterIndexHandle(empty), kind: .clusterIndex)
     }

@@ -1,0 +1,82 @@
+// Cluster: a supercluster index's results as GeoJSON features (getClusters, getChildren,
+// getLeaves) and as supercluster's tile JSON (getTile).
+
+extension Supercluster {
+    /// A cluster as supercluster's getClusters gives it; a point as its input feature.
+    public func writeFeature(_ item: ClusterItem, into w: inout JSONWriter) {
+        switch item {
+        case .point(let i):
+            w.writeFeature(feature(i))
+        case .cluster(let c):
+            w.openObject()
+            w.key("type"); w.writeString("Feature")
+            w.key("id"); w.writeInt(Int64(clusters[c].id))
+            w.key("properties"); w.writeObject(clusterProperties(c))
+            w.key("geometry")
+            w.openObject()
+            w.key("type"); w.writeString("Point")
+            w.key("coordinates")
+            w.openArray(inline: true)
+            let (lng, lat) = position(item)
+            w.element(); w.writeCoordinate(lng)
+            w.element(); w.writeCoordinate(lat)
+            w.closeArray()
+            w.closeObject()
+            w.closeObject()
+        }
+    }
+
+    /// A FeatureCollection of items.
+    public func featureCollection(_ items: [ClusterItem], pretty: Bool = false) -> [UInt8] {
+        var w = JSONWriter(pretty: pretty, reserve: 64 + items.count * 160)
+        w.openObject()
+        w.key("type"); w.writeString("FeatureCollection")
+        w.key("features")
+        w.openArray()
+        for item in items { w.element(); writeFeature(item, into: &w) }
+        w.closeArray()
+        w.closeObject()
+        return w.bytes
+    }
+
+    /// supercluster's tile JSON: `{"features":[{"type":1,"geometry":[[x,y]],"tags":{…},"id":…}]}`,
+    /// or `null` for an empty tile.
+    public func tileJSON(_ items: [TileItem], pretty: Bool = false) -> [UInt8] {
+        var w = JSONWriter(pretty: pretty, reserve: 64 + items.count * 160)
+        guard !items.isEmpty else { w.writeNull(); return w.bytes }
+        w.openObject()
+        w.key("features")
+        w.openArray()
+        for t in items {
+            w.element()
+            w.openObject()
+            w.key("type"); w.writeInt(1)
+            w.key("geometry")
+            w.openArray(inline: true)
+            w.element()
+            w.openArray(inline: true)
+            w.element(); w.writeCoordinate(t.x)
+            w.element(); w.writeCoordinate(t.y)
+            w.closeArray()
+            w.closeArray()
+            w.key("tags")
+            switch t.item {
+            case .cluster(let c):
+                w.writeObject(clusterProperties(c))
+                w.key("id"); w.writeInt(Int64(clusters[c].id))
+            case .point(let i):
+                let f = feature(i)
+                if let p = f.properties { w.writeObject(p) } else { w.writeNull() }
+                if options.generateId {
+                    w.key("id"); w.writeInt(Int64(i))
+                } else if let id = f.id {
+                    w.key("id"); w.writeValue(id.jsonValue)
+                }
+            }
+            w.closeObject()
+        }
+        w.closeArray()
+        w.closeObject()
+        return w.bytes
+    }
+}
