@@ -1,0 +1,79 @@
+/*
+ * MapCore GeoJSON tiling: mc_tile_index cuts GeoJSON into vector tiles with the algorithm,
+ * options, defaults and output of mapbox/geojson-vt 4.0.2 (projection to the unit square,
+ * Douglas-Peucker simplification with per-zoom tolerance, clipping with a buffer, antimeridian
+ * wrapping, integer tile coordinates; an index built down to indexMaxZoom/indexMaxPoints at
+ * creation and drilled down on demand). Tiles come as geojson-vt's tile object (JSON) or as a
+ * Mapbox Vector Tile 2.1 (see mapcore/vector_tile.h for decoding).
+ * Include <mapcore.h> rather than this file.
+ *
+ * JSON results are library-owned mc_buf text (dispose with mc_buf_dispose); `flags` may be
+ * MC_SERIALIZE_PRETTY. MVT results are library-owned mc_buf bytes: `len` bytes of protobuf
+ * (which may contain NUL bytes), followed by a NUL byte not counted in len.
+ */
+#ifndef MAPCORE_TILE_H
+#define MAPCORE_TILE_H
+
+#include "common.h"
+#include "geojson.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A tile index over one GeoJSON value. Creating it tiles the data down to indexMaxZoom; a tile
+ * below that is cut from its nearest indexed ancestor when first asked for and kept, as
+ * geojson-vt does. Its methods may be called from any number of threads at once (tile creation
+ * is serialised inside). Free with mc_tile_index_free(). */
+typedef struct mc_tile_index mc_tile_index;
+
+/* Tiles `data` (any GeoJSON: FeatureCollection, Feature, geometry; GeometryCollections, null
+ * geometries and empty coordinates are handled as geojson-vt handles them). `options_json`
+ * (NULL with len 0 for every default) is a JSON object with geojson-vt's names; what it leaves
+ * out takes the default below (tests check these are the effective defaults):
+ *   option             default  meaning
+ *   maxZoom            14       max zoom to preserve detail on (0..24)
+ *   indexMaxZoom       5        max zoom of the tiles made at creation (0..maxZoom)
+ *   indexMaxPoints     100000   a tile with more points is split at creation (0: index to indexMaxZoom)
+ *   tolerance          3        simplification tolerance in tile pixels (higher is simpler)
+ *   extent             4096     tile extent (coordinates run 0..extent)
+ *   buffer             64       tile buffer on each side, in tile pixels
+ *   lineMetrics        false    keep each line whole and write mapbox_clip_start/_end
+ *   promoteId          null     a property whose value becomes the tile feature id
+ *   generateId         false    give each feature its input index as tile feature id
+ * `data` is not retained (the index keeps its own projected copy). Unknown keys and bad values:
+ * MC_E_INVALID_ARGUMENT naming the option (promoteId and generateId together included). */
+MC_API int mc_tile_index_new(const mc_geojson *data, const char *options_json, size_t len,
+                             mc_tile_index **out);
+
+/* Frees the index. NULL or an already freed handle does nothing. */
+MC_API void mc_tile_index_free(mc_tile_index *index);
+
+/* geojson-vt's getTile(z, x, y) as its tile object:
+ *   {"features":[{"type":1|2|3,"geometry":[...],"tags":{...},"id":...}, ...]}
+ * with geometry in integer tile coordinates (type 1: [[x,y],...]; 2 and 3: [[[x,y],...],...],
+ * rings closed, outer rings clockwise in tile coordinates), tags = the feature's properties
+ * (null when it has none), id only when the feature has one. The text "null" when geojson-vt
+ * returns no tile (nothing there, or z beyond maxZoom with no data to drill). x wraps around
+ * the world (x mod 2^z) as geojson-vt does; z in 0..24 and y in 0..2^z-1, else
+ * MC_E_INVALID_ARGUMENT. */
+MC_API int mc_tile_index_get_tile(mc_tile_index *index, int z, int x, int y, uint32_t flags, mc_buf *out);
+
+/* The same tile as a Mapbox Vector Tile 2.1 with one layer named `layer` (UTF-8, NUL-terminated;
+ * NULL for "geojson"), extent = the index's extent. Feature ids: non-negative integers only (MVT
+ * ids are uint64; other ids are left out). Properties: strings, numbers (integers as int/uint,
+ * others as double) and booleans as MVT values; null properties are left out; arrays and objects
+ * are written as their JSON text, as MapLibre and vt-pbf do. An empty tile is an empty buffer
+ * (len 0), which renderers read as "no content". */
+MC_API int mc_tile_index_get_tile_mvt(mc_tile_index *index, int z, int x, int y, const char *layer,
+                                      mc_buf *out);
+
+/* {"total": tiles made so far, "options": {effective options}, "indexedTiles": [[z,x,y], ...]}
+ * (geojson-vt's `total` and `tileCoords`). */
+MC_API int mc_tile_index_stats(mc_tile_index *index, uint32_t flags, mc_buf *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MAPCORE_TILE_H */
