@@ -9,20 +9,27 @@ SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # `pip install` (PEP 668), and the project should not change the system's packages anyway.
 VENV   := $(BUILD)/venv
 PY     := $(VENV)/bin/python
-APT_PACKAGES := libgeos-dev libcurl4-openssl-dev cmake pkg-config valgrind python3-venv
+APT_PACKAGES := libgeos-dev libcurl4-openssl-dev zlib1g-dev cmake pkg-config valgrind python3-venv
+# MapLibre Native (PyPI mapli), which the tile tests render with, needs EGL and Mesa's drivers.
+TEST_APT_PACKAGES := libegl1 libegl-mesa0 libgl1-mesa-dri libgles2
 # Only `make test` installs these; the library and `make demo` need nothing beyond the stdlib.
-TEST_PIP_PACKAGES := pytest shapely numpy orjson
+TEST_PIP_PACKAGES := pytest shapely numpy orjson mapbox-vector-tile mapli
 
 .PHONY: all deps venv test-deps build demo test test-swift test-c test-python test-conformance bench clean
 
-all: build
-
-deps:
-	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+# Installs the apt packages of $(1) that dpkg does not list.
+define apt_install
+	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "Installing apt packages:$$missing"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
+endef
+
+all: build
+
+deps:
+	$(call apt_install,$(APT_PACKAGES))
 
 $(PY): | deps
 	$(PYTHON) -m venv $(VENV)
@@ -30,7 +37,8 @@ $(PY): | deps
 venv: $(PY)
 
 test-deps: venv
-	@$(PY) -c "import pytest, shapely, numpy, orjson" 2>/dev/null || \
+	$(call apt_install,$(TEST_APT_PACKAGES))
+	@$(PY) -c "import pytest, shapely, numpy, orjson, mapbox_vector_tile, mapli" 2>/dev/null || \
 	  { echo "Installing into $(VENV): $(TEST_PIP_PACKAGES)"; $(PY) -m pip install -q $(TEST_PIP_PACKAGES); }
 
 build: deps

@@ -16,10 +16,6 @@ private func collection(_ features: [String]) -> String {
     "{\"type\":\"FeatureCollection\",\"features\":[\(features.joined(separator: ","))]}"
 }
 
-private func thrown(_ body: () throws(MapCoreError) -> Void) -> MapCoreError? {
-    do { try body() } catch { return error }
-    return nil
-}
 
 @Suite struct DataSourceTests {
     @Test func optionsRoundTripThroughJSON() throws {

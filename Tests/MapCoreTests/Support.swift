@@ -28,3 +28,9 @@ struct SeededGenerator: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+/// The error `body` throws, or nil.
+func thrown(_ body: () throws(MapCoreError) -> Void) -> MapCoreError? {
+    do { try body() } catch { return error }
+    return nil
+}

@@ -150,6 +150,31 @@ int main(int argc, char **argv) {
         CHECK(threw && source.size() == 0);
         source.import_data(dir + "/places.geojson");
         CHECK(source.size() == 163);
+        // A clustered source's tiles: supercluster's tile JSON and the same points as MVT.
+        CHECK(source.tile(0, 0, 0).find("\"point_count\":") != std::string::npos);
+        const std::string mvt = source.tile_mvt(0, 0, 0, "places");
+        CHECK(!mvt.empty() && mapcore::decode_mvt(mvt).find("\"places\"") != std::string::npos);
+        CHECK(source.tile_mvt(3, 0, 0).empty());
+    }
+    // geojson-vt tiling and MVT decoding.
+    {
+        auto square = mapcore::GeoJSON::parse(
+            R"({"type":"Polygon","coordinates":[[[42.1875,54.16243396806781],[47.8125,54.16243396806781],)"
+            R"([47.8125,57.32652122521708],[42.1875,57.32652122521708],[42.1875,54.16243396806781]]]})");
+        mapcore::TileIndex tiles(square, R"({"buffer": 1024})");
+        CHECK(tiles.tile(5, 19, 9).find("[[[3072,3072],[5120,3072],[5120,5120],[3072,5120],[3072,3072]]]") !=
+              std::string::npos);
+        CHECK(tiles.tile(5, 0, 0) == "null");
+        const std::string mvt = tiles.tile_mvt(5, 19, 9);
+        CHECK(mapcore::decode_mvt(mvt).find("\"Polygon\"") != std::string::npos);
+        CHECK(mapcore::decode_mvt(mvt, true, 5, 19, 9).find("42.1875") != std::string::npos);
+        bool threw = false;
+        try {
+            mapcore::decode_mvt(mvt.substr(0, mvt.size() - 3));
+        } catch (const mapcore::Error &err) {
+            threw = err.code() == MC_E_PARSE;
+        }
+        CHECK(threw);
     }
         // Format strings: compile, convert both ways, build.
     {

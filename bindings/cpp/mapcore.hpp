@@ -418,11 +418,69 @@ public:
         detail::check(mc_source_cluster_index(handle_, &view));
         return ClusterIndex(view);
     }
+    /// The source's tile as MapLibre Native's GeoJSON source makes it: geojson-vt's tile object
+    /// (or supercluster's when clustering) as JSON text, "null" for no tile.
+    std::string tile(int z, int x, int y) const {
+        return detail::take_text([&](mc_buf *out) { return mc_source_get_tile(handle_, z, x, y, 0, out); });
+    }
+    /// The same tile as Mapbox Vector Tile bytes with one layer; empty for an empty tile.
+    std::string tile_mvt(int z, int x, int y, const std::string &layer = "geojson") const {
+        return detail::take_text([&](mc_buf *out) { return mc_source_get_tile_mvt(handle_, z, x, y, layer.c_str(), out); });
+    }
 
 private:
     mc_source *handle_ = nullptr;
 };
 
+
+/// geojson-vt's tile index over GeoJSON (include/mapcore/tile.h). Options are JSON with
+/// geojson-vt's names ({"maxZoom": 14, "buffer": 64, ...}). Move-only; freed by the destructor.
+class TileIndex {
+public:
+    explicit TileIndex(const GeoJSON &data, std::string_view options_json = {}) {
+        detail::check(mc_tile_index_new(data.get(), options_json.empty() ? nullptr : options_json.data(),
+                                        options_json.size(), &handle_));
+    }
+    TileIndex(TileIndex &&other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+    TileIndex &operator=(TileIndex &&other) noexcept {
+        if (this != &other) {
+            mc_tile_index_free(handle_);
+            handle_ = std::exchange(other.handle_, nullptr);
+        }
+        return *this;
+    }
+    TileIndex(const TileIndex &) = delete;
+    TileIndex &operator=(const TileIndex &) = delete;
+    ~TileIndex() { mc_tile_index_free(handle_); }
+
+    /// geojson-vt's tile object as JSON text, or "null" where geojson-vt returns null.
+    std::string tile(int z, int x, int y, bool pretty = false) const {
+        return detail::take_text([&](mc_buf *out) {
+            return mc_tile_index_get_tile(handle_, z, x, y, pretty ? MC_SERIALIZE_PRETTY : 0u, out);
+        });
+    }
+    /// The tile as Mapbox Vector Tile bytes with one layer; empty for an empty tile.
+    std::string tile_mvt(int z, int x, int y, const std::string &layer = "geojson") const {
+        return detail::take_text([&](mc_buf *out) { return mc_tile_index_get_tile_mvt(handle_, z, x, y, layer.c_str(), out); });
+    }
+    /// {"total": ..., "options": {...}, "indexedTiles": [[z, x, y], ...]}
+    std::string stats() const {
+        return detail::take_text([&](mc_buf *out) { return mc_tile_index_stats(handle_, 0, out); });
+    }
+    mc_tile_index *handle() const noexcept { return handle_; }
+
+private:
+    mc_tile_index *handle_ = nullptr;
+};
+
+/// Decodes Mapbox Vector Tile bytes (gzip or not) to {"layers": {name: {"version", "extent",
+/// "features": FeatureCollection}}} text (include/mapcore/vector_tile.h): tile coordinates, or
+/// longitude/latitude when `lnglat` is set and the tile's z/x/y are given.
+inline std::string decode_mvt(std::string_view bytes, bool lnglat = false, int z = 0, int x = 0, int y = 0) {
+    return detail::take_text([&](mc_buf *out) {
+        return mc_mvt_decode(bytes.data(), bytes.size(), z, x, y, lnglat ? MC_MVT_LNGLAT : 0u, out);
+    });
+}
 
 /// Which grammar a format string is read with (include/mapcore/format.h).
 enum class FormatKind { predicate = MC_FORMAT_PREDICATE, expression = MC_FORMAT_EXPRESSION };

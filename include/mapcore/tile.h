@@ -53,10 +53,9 @@ MC_API void mc_tile_index_free(mc_tile_index *index);
  *   {"features":[{"type":1|2|3,"geometry":[...],"tags":{...},"id":...}, ...]}
  * with geometry in integer tile coordinates (type 1: [[x,y],...]; 2 and 3: [[[x,y],...],...],
  * rings closed, outer rings clockwise in tile coordinates), tags = the feature's properties
- * (null when it has none), id only when the feature has one. The text "null" when geojson-vt
- * returns no tile (nothing there, or z beyond maxZoom with no data to drill). x wraps around
- * the world (x mod 2^z) as geojson-vt does; z in 0..24 and y in 0..2^z-1, else
- * MC_E_INVALID_ARGUMENT. */
+ * (null when it has none), id only when the feature has one. The text "null" where geojson-vt
+ * returns null: no tile there and no ancestor to cut it from, z outside 0..24, y outside
+ * 0..2^z-1. x wraps around the world (x mod 2^z) as geojson-vt's does. */
 MC_API int mc_tile_index_get_tile(mc_tile_index *index, int z, int x, int y, uint32_t flags, mc_buf *out);
 
 /* The same tile as a Mapbox Vector Tile 2.1 with one layer named `layer` (UTF-8, NUL-terminated;

@@ -54,5 +54,14 @@ enum JSNumber {
 extension Double {
     /// JavaScript's `Math.round`: the nearest integer, halves toward +∞. Stays a Double: tile
     /// coordinates of far-off points can exceed any integer type.
-    var jsRounded: Double { (self + 0.5).rounded(.down) }
+    /// (Not `floor(x + 0.5)`: that sum rounds up for 0.49999999999999994 and odd integers
+    /// above 2^52; the fraction `x - floor(x)` is exact.)
+    var jsRounded: Double {
+        let down = rounded(.down)
+        return self - down >= 0.5 ? down + 1 : down
+    }
 }
+
+/// JavaScript's `Math.min` and `Math.max` (NaN wins), which geojson-vt computes boxes with.
+@inline(__always) func jsMin(_ a: Double, _ b: Double) -> Double { a.isNaN || b.isNaN ? .nan : (b < a ? b : a) }
+@inline(__always) func jsMax(_ a: Double, _ b: Double) -> Double { a.isNaN || b.isNaN ? .nan : (b > a ? b : a) }

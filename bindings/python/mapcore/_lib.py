@@ -218,6 +218,16 @@ def take_text(fill):
         lib.mc_buf_dispose(ctypes.byref(buf))
 
 
+def take_bytes(fill):
+    """Calls `fill(buf)` with a fresh mc_buf and returns its bytes (binary, e.g. a vector tile)."""
+    buf = Buf()
+    try:
+        check(fill(ctypes.byref(buf)))
+        return ctypes.string_at(buf.data, buf.len) if buf.len else b""
+    finally:
+        lib.mc_buf_dispose(ctypes.byref(buf))
+
+
 # ---- handles ---------------------------------------------------------------------------------
 
 

@@ -1,0 +1,160 @@
+// Tiling: geojson-vt's stripe clipping: features cut between two axis-parallel lines k1 and k2
+// (in units of the tile grid at `scale`), lines split where they leave the stripe, rings closed
+// again, line metrics carried along.
+
+enum Clip {
+    /// The parts of `features` between k1/scale and k2/scale on `axis` (0 x, 1 y); nil when none.
+    /// `minAll`/`maxAll` bound every feature on that axis, for the trivial cases.
+    static func clip(_ features: [ProjectedFeature], scale: Double, _ k1: Double, _ k2: Double, axis: Int,
+                     minAll: Double, maxAll: Double, lineMetrics: Bool) -> [ProjectedFeature]? {
+        let k1 = k1 / scale, k2 = k2 / scale
+        if minAll >= k1 && maxAll < k2 { return features }
+        if maxAll < k1 || minAll >= k2 { return nil }
+        var clipped: [ProjectedFeature] = []
+        for feature in features {
+            let lo = axis == 0 ? feature.minX : feature.minY
+            let hi = axis == 0 ? feature.maxX : feature.maxY
+            if lo >= k1 && hi < k2 {
+                clipped.append(feature)
+                continue
+            }
+            if hi < k1 || lo >= k2 { continue }
+            switch feature.geometry {
+            case .points(let c):
+                let kept = clipPoints(c, k1, k2, axis)
+                guard !kept.isEmpty else { continue }
+                clipped.append(ProjectedFeature(id: feature.id, kind: kept.count == 3 ? .point : .multiPoint,
+                                                geometry: .points(kept), tags: feature.tags))
+            case .line(let line):
+                var parts: [ProjectedLine] = []
+                clipLine(line, into: &parts, k1, k2, axis, polygon: false, trackMetrics: lineMetrics)
+                guard !parts.isEmpty else { continue }
+                if lineMetrics {
+                    for part in parts {
+                        clipped.append(ProjectedFeature(id: feature.id, kind: .lineString, geometry: .line(part),
+                                                        tags: feature.tags))
+                    }
+                } else {
+                    clipped.append(lines(parts, of: feature))
+                }
+            case .lines(let lines):
+                var parts: [ProjectedLine] = []
+                let polygon = feature.kind == .polygon
+                for line in lines {
+                    clipLine(line, into: &parts, k1, k2, axis, polygon: polygon, trackMetrics: false)
+                }
+                guard !parts.isEmpty else { continue }
+                clipped.append(polygon ? ProjectedFeature(id: feature.id, kind: .polygon, geometry: .lines(parts),
+                                                          tags: feature.tags)
+                                       : self.lines(parts, of: feature))
+            case .polygons(let polygons):
+                var kept: [[ProjectedLine]] = []
+                for polygon in polygons {
+                    var rings: [ProjectedLine] = []
+                    for ring in polygon {
+                        clipLine(ring, into: &rings, k1, k2, axis, polygon: true, trackMetrics: false)
+                    }
+                    if !rings.isEmpty { kept.append(rings) }
+                }
+                guard !kept.isEmpty else { continue }
+                clipped.append(ProjectedFeature(id: feature.id, kind: .multiPolygon, geometry: .polygons(kept),
+                                                tags: feature.tags))
+            }
+        }
+        return clipped.isEmpty ? nil : clipped
+    }
+
+    /// Line parts as geojson-vt types them: one part is a LineString, more a MultiLineString.
+    private static func lines(_ parts: [ProjectedLine], of feature: ProjectedFeature) -> ProjectedFeature {
+        parts.count == 1
+            ? ProjectedFeature(id: feature.id, kind: .lineString, geometry: .line(parts[0]), tags: feature.tags)
+            : ProjectedFeature(id: feature.id, kind: .multiLineString, geometry: .lines(parts), tags: feature.tags)
+    }
+
+    /// The points within [k1, k2] (both ends included).
+    private static func clipPoints(_ c: [Double], _ k1: Double, _ k2: Double, _ axis: Int) -> [Double] {
+        var out: [Double] = []
+        var i = 0
+        while i + 2 < c.count {
+            let a = c[i + axis]
+            if a >= k1 && a <= k2 {
+                out.append(c[i])
+                out.append(c[i + 1])
+                out.append(c[i + 2])
+            }
+            i += 3
+        }
+        return out
+    }
+
+    /// geojson-vt's `clipLine`: the runs of `line` inside the stripe, appended to `out`. A line
+    /// is cut where it leaves the stripe; a ring stays one run, closed again if clipping opened it.
+    static func clipLine(_ line: ProjectedLine, into out: inout [ProjectedLine], _ k1: Double, _ k2: Double,
+                         _ axis: Int, polygon: Bool, trackMetrics: Bool) {
+        let g = line.coords
+        var slice = ProjectedLine(metricsOf: line)
+        var len = line.start
+        var segLen = 0.0, t = 0.0
+        @inline(__always) func intersect(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double,
+                                         _ k: Double) -> Double {
+            if axis == 0 {
+                let t = (k - ax) / (bx - ax)
+                slice.append(k, ay + (by - ay) * t, 1)
+                return t
+            }
+            let t = (k - ay) / (by - ay)
+            slice.append(ax + (bx - ax) * t, k, 1)
+            return t
+        }
+        var i = 0
+        while i < g.count - 3 {
+            let ax = g[i], ay = g[i + 1], az = g[i + 2], bx = g[i + 3], by = g[i + 4]
+            let a = axis == 0 ? ax : ay
+            let b = axis == 0 ? bx : by
+            var exited = false
+            if trackMetrics { segLen = ((ax - bx) * (ax - bx) + (ay - by) * (ay - by)).squareRoot() }
+            if a < k1 {
+                // Enters the stripe from below k1.
+                if b > k1 {
+                    t = intersect(ax, ay, bx, by, k1)
+                    if trackMetrics { slice.start = len + segLen * t }
+                }
+            } else if a > k2 {
+                // Enters the stripe from above k2.
+                if b < k2 {
+                    t = intersect(ax, ay, bx, by, k2)
+                    if trackMetrics { slice.start = len + segLen * t }
+                }
+            } else {
+                slice.append(ax, ay, az)
+            }
+            if b < k1 && a >= k1 {
+                t = intersect(ax, ay, bx, by, k1)
+                exited = true
+            }
+            if b > k2 && a <= k2 {
+                t = intersect(ax, ay, bx, by, k2)
+                exited = true
+            }
+            if !polygon && exited {
+                if trackMetrics { slice.end = len + segLen * t }
+                out.append(slice)
+                slice = ProjectedLine(metricsOf: line)
+            }
+            if trackMetrics { len += segLen }
+            i += 3
+        }
+        // The last point.
+        if g.count >= 3 {
+            let last = g.count - 3
+            let a = axis == 0 ? g[last] : g[last + 1]
+            if a >= k1 && a <= k2 { slice.append(g[last], g[last + 1], g[last + 2]) }
+        }
+        // Close a ring whose ends clipping moved apart.
+        let end = slice.coords.count - 3
+        if polygon && end >= 3 && (slice.coords[end] != slice.coords[0] || slice.coords[end + 1] != slice.coords[1]) {
+            slice.append(slice.coords[0], slice.coords[1], slice.coords[2])
+        }
+        if !slice.coords.isEmpty { out.append(slice) }
+    }
+}

@@ -1,0 +1,132 @@
+// Tiling: GeoJSON to geojson-vt's intermediate form (its `convert`): positions projected to the
+// unit square, lines and rings marked for simplification, ids promoted or generated,
+// GeometryCollections opened into one feature per member.
+
+enum Convert {
+    static func features(of data: GeoJSON, options: TilingOptions) -> [ProjectedFeature] {
+        var out: [ProjectedFeature] = []
+        let tolerance = options.tolerance / (Double(1 << options.maxZoom) * options.extent)
+        let sqTolerance = tolerance * tolerance
+        let converter = Converter(options: options, sqTolerance: sqTolerance)
+        switch data {
+        case .featureCollection(let c):
+            out.reserveCapacity(c.features.count)
+            for (i, f) in c.features.enumerated() {
+                converter.convert(f.geometry, id: f.id?.jsonValue, properties: f.properties, index: i, into: &out)
+            }
+        case .feature(let f):
+            converter.convert(f.geometry, id: f.id?.jsonValue, properties: f.properties, index: nil, into: &out)
+        case .geometry(let g):
+            converter.convert(g, id: nil, properties: nil, index: nil, into: &out)
+        }
+        return out
+    }
+
+    private struct Converter {
+        let options: TilingOptions
+        let sqTolerance: Double
+
+        func convert(_ geometry: Geometry?, id: JSONValue?, properties: JSONObject?, index: Int?,
+                     into out: inout [ProjectedFeature]) {
+            guard let g = geometry else { return }
+            var id = id
+            if let key = options.promoteId {
+                id = properties?[key]
+            } else if options.generateId {
+                id = .int(Int64(index ?? 0))
+            }
+            // Members share the collection's id and properties. Nesting is bounded by the parser.
+            if g.type == .geometryCollection {
+                for member in g.geometries {
+                    convert(member, id: id, properties: properties, index: index, into: &out)
+                }
+                return
+            }
+            // Empty coordinates are treated as a null geometry.
+            guard g.positionCount > 0 else { return }
+            let xy = g.xy
+            func line(_ range: Range<Int>, polygon: Bool) -> ProjectedLine {
+                convertLine(xy, positions: range, polygon: polygon)
+            }
+            func parts() -> [Range<Int>] {
+                var start = 0
+                return g.partEnds.map { end in defer { start = end }; return start..<end }
+            }
+            switch g.type {
+            case .point, .multiPoint:
+                var c: [Double] = []
+                c.reserveCapacity(3 * g.positionCount)
+                for p in 0..<g.positionCount {
+                    c.append(Projection.x(lng: xy[2 * p]))
+                    c.append(Projection.y(lat: xy[2 * p + 1]))
+                    c.append(0)
+                }
+                let kind: ProjectedKind = g.type == .point ? .point : .multiPoint
+                out.append(ProjectedFeature(id: id, kind: kind, geometry: .points(c), tags: properties))
+            case .lineString:
+                out.append(ProjectedFeature(id: id, kind: .lineString, geometry: .line(line(0..<g.positionCount,
+                                                                                              polygon: false)),
+                                            tags: properties))
+            case .multiLineString:
+                let lines = parts().map { line($0, polygon: false) }
+                if options.lineMetrics {
+                    // One feature per line, so each keeps its own metrics.
+                    for l in lines {
+                        out.append(ProjectedFeature(id: id, kind: .lineString, geometry: .line(l), tags: properties))
+                    }
+                } else {
+                    out.append(ProjectedFeature(id: id, kind: .multiLineString, geometry: .lines(lines),
+                                                tags: properties))
+                }
+            case .polygon:
+                out.append(ProjectedFeature(id: id, kind: .polygon,
+                                            geometry: .lines(parts().map { line($0, polygon: true) }),
+                                            tags: properties))
+            case .multiPolygon:
+                let rings = parts()
+                var polygons: [[ProjectedLine]] = []
+                var first = 0
+                for end in g.polygonEnds {
+                    let upper = min(end, rings.count)
+                    polygons.append(first < upper ? rings[first..<upper].map { line($0, polygon: true) } : [])
+                    first = max(first, upper)
+                }
+                out.append(ProjectedFeature(id: id, kind: .multiPolygon, geometry: .polygons(polygons),
+                                            tags: properties))
+            case .geometryCollection:
+                return
+            }
+        }
+
+        /// Projects positions `range` of `xy` into a line, with its length (or, for a ring, its
+        /// area) and its simplification marks; the ends are always kept.
+        func convertLine(_ xy: CoordinateList, positions range: Range<Int>, polygon: Bool) -> ProjectedLine {
+            var c: [Double] = []
+            c.reserveCapacity(3 * range.count)
+            var size = 0.0
+            var x0 = 0.0, y0 = 0.0
+            for (j, p) in range.enumerated() {
+                let x = Projection.x(lng: xy[2 * p]), y = Projection.y(lat: xy[2 * p + 1])
+                c.append(x)
+                c.append(y)
+                c.append(0)
+                if j > 0 {
+                    if polygon {
+                        size += (x0 * y - x * y0) / 2
+                    } else {
+                        size += ((x - x0) * (x - x0) + (y - y0) * (y - y0)).squareRoot()
+                    }
+                }
+                x0 = x
+                y0 = y
+            }
+            guard !c.isEmpty else { return ProjectedLine() }
+            let last = c.count - 3
+            c[2] = 1
+            Simplify.mark(&c, first: 0, last: last, sqTolerance: sqTolerance)
+            c[last + 2] = 1
+            let total = abs(size)
+            return ProjectedLine(coords: c, size: total, start: 0, end: total)
+        }
+    }
+}

@@ -1,0 +1,104 @@
+// Tiling: the tile index of geojson-vt 4.0.2 (its `GeoJSONVT`): the data converted and wrapped
+// once, tiles cut down to indexMaxZoom (or until a tile is simple enough) when the index is
+// made, and any deeper tile cut on demand from the nearest ancestor that kept its source.
+
+/// A tile index over one GeoJSON value. Safe to use from any number of threads: cutting tiles
+/// on demand changes the index, so it is serialised by a lock.
+public final class TileIndex: @unchecked Sendable {
+    public let options: TilingOptions
+    private let lock = Lock()
+    private var tiles: [Int: IndexedTile] = [:]
+    /// The tiles made, in the order made (geojson-vt's `tileCoords`).
+    private var tileCoords: [(z: Int, x: Int, y: Int)] = []
+
+    public init(_ data: GeoJSON, options: TilingOptions = TilingOptions()) throws(MapCoreError) {
+        try options.validate()
+        self.options = options
+        let features = Wrap.wrap(Convert.features(of: data, options: options), options: options)
+        if !features.isEmpty { split(features, z: 0, x: 0, y: 0, target: nil) }
+    }
+
+    /// geojson-vt's tile id: unique per (z, x, y) for z ≤ 24 (below 2^53, exact as its doubles).
+    @inline(__always) private static func id(_ z: Int, _ x: Int, _ y: Int) -> Int { ((1 << z) * y + x) * 32 + z }
+
+    /// geojson-vt's `splitTile`: cuts `features` (those of tile z/x/y) into tiles down the
+    /// stack, stopping at indexMaxZoom or a simple tile, or, with a target, along its ancestry.
+    private func split(_ features: [ProjectedFeature], z: Int, x: Int, y: Int, target: (z: Int, x: Int, y: Int)?) {
+        var stack: [(features: [ProjectedFeature], z: Int, x: Int, y: Int)] = [(features, z, x, y)]
+        let k1 = 0.5 * options.buffer / options.extent
+        let k2 = 0.5 - k1, k3 = 0.5 + k1, k4 = 1 + k1
+        let lm = options.lineMetrics
+        while let (features, z, x, y) = stack.popLast() {
+            let id = Self.id(z, x, y)
+            let tile: IndexedTile
+            if let existing = tiles[id] {
+                tile = existing
+            } else {
+                tile = IndexedTile(features, z: z, x: x, y: y, options: options)
+                tiles[id] = tile
+                tileCoords.append((z, x, y))
+            }
+            // Kept so that a deeper tile can be cut from here if splitting stops now.
+            tile.source = features
+            if let target {
+                if z == options.maxZoom || z == target.z { continue }
+                let steps = target.z - z
+                if x != target.x >> steps || y != target.y >> steps { continue }
+            } else if z == options.indexMaxZoom || tile.numPoints <= options.indexMaxPoints {
+                continue
+            }
+            tile.source = nil
+            if features.isEmpty { continue }
+            let z2 = Double(1 << z), fx = Double(x), fy = Double(y)
+            let left = Clip.clip(features, scale: z2, fx - k1, fx + k3, axis: 0, minAll: tile.minX, maxAll: tile.maxX,
+                                 lineMetrics: lm)
+            let right = Clip.clip(features, scale: z2, fx + k2, fx + k4, axis: 0, minAll: tile.minX,
+                                  maxAll: tile.maxX, lineMetrics: lm)
+            var tl: [ProjectedFeature]?, bl: [ProjectedFeature]?, tr: [ProjectedFeature]?, br: [ProjectedFeature]?
+            if let left {
+                tl = Clip.clip(left, scale: z2, fy - k1, fy + k3, axis: 1, minAll: tile.minY, maxAll: tile.maxY,
+                               lineMetrics: lm)
+                bl = Clip.clip(left, scale: z2, fy + k2, fy + k4, axis: 1, minAll: tile.minY, maxAll: tile.maxY,
+                               lineMetrics: lm)
+            }
+            if let right {
+                tr = Clip.clip(right, scale: z2, fy - k1, fy + k3, axis: 1, minAll: tile.minY, maxAll: tile.maxY,
+                               lineMetrics: lm)
+                br = Clip.clip(right, scale: z2, fy + k2, fy + k4, axis: 1, minAll: tile.minY, maxAll: tile.maxY,
+                               lineMetrics: lm)
+            }
+            stack.append((tl ?? [], z + 1, 2 * x, 2 * y))
+            stack.append((bl ?? [], z + 1, 2 * x, 2 * y + 1))
+            stack.append((tr ?? [], z + 1, 2 * x + 1, 2 * y))
+            stack.append((br ?? [], z + 1, 2 * x + 1, 2 * y + 1))
+        }
+    }
+
+    /// geojson-vt's `getTile(z, x, y)`: the tile's features in tile coordinates, or nil where
+    /// geojson-vt returns null (z outside 0…24, y outside the grid, nothing to cut it from).
+    /// x wraps around the world.
+    public func tile(z: Int, x: Int, y: Int) -> [TileFeature]? {
+        guard (0...TilingOptions.maxAllowedZoom).contains(z) else { return nil }
+        let z2 = 1 << z
+        guard (0..<z2).contains(y) else { return nil }
+        let x = ((x % z2) + z2) % z2
+        let id = Self.id(z, x, y)
+        return lock.withLock {
+            if let t = tiles[id] { return t.transform(extent: options.extent) }
+            var z0 = z, x0 = x, y0 = y
+            var parent: IndexedTile?
+            while parent == nil && z0 > 0 {
+                z0 -= 1
+                x0 >>= 1
+                y0 >>= 1
+                parent = tiles[Self.id(z0, x0, y0)]
+            }
+            guard let parent, let source = parent.source else { return nil }
+            split(source, z: z0, x: x0, y: y0, target: (z, x, y))
+            return tiles[id]?.transform(extent: options.extent)
+        }
+    }
+
+    /// Tiles made so far (geojson-vt's `total`) and their coordinates in the order made.
+    public var madeTiles: [(z: Int, x: Int, y: Int)] { lock.withLock { tileCoords } }
+}

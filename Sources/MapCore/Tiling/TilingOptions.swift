@@ -1,0 +1,78 @@
+// Tiling: geojson-vt's options, their defaults (the one home of those facts: tile.h's table is
+// checked against them) and their JSON form.
+
+/// The options of geojson-vt 4.0.2, with its names and defaults.
+public struct TilingOptions: Sendable, Equatable {
+    /// Max zoom to preserve detail on: tiles at this zoom are not simplified.
+    public var maxZoom = 14
+    /// Max zoom of the tiles made when the index is created.
+    public var indexMaxZoom = 5
+    /// A tile with more points than this is split when the index is created.
+    public var indexMaxPoints = 100_000
+    /// Simplification tolerance in tile pixels (higher means simpler).
+    public var tolerance = 3.0
+    /// Tile extent: tile coordinates run 0…extent.
+    public var extent = 4096.0
+    /// Tile buffer on each side, in tile pixels.
+    public var buffer = 64.0
+    /// Keep every line whole in its tiles and tag its parts with `mapbox_clip_start`/`_end`.
+    public var lineMetrics = false
+    /// A property whose value becomes the tile feature's id.
+    public var promoteId: String? = nil
+    /// Each feature's index in the input becomes its tile feature's id.
+    public var generateId = false
+
+    public init() {}
+
+    /// geojson-vt refuses a maxZoom outside 0…24 (tile ids and 1 << z are exact up to there).
+    public static let maxAllowedZoom = 24
+
+    /// Reads geojson-vt's options object; unset options keep their defaults. `debug` is accepted
+    /// and ignored (it only logs in geojson-vt); `total` is always kept here.
+    public init(json: JSONValue) throws(MapCoreError) {
+        let r = try OptionReader(json, of: "tile index")
+        for (key, v) in r.members {
+            switch key {
+            case "maxZoom": maxZoom = try r.int(key, v, 0...Self.maxAllowedZoom)
+            case "indexMaxZoom": indexMaxZoom = try r.int(key, v, 0...Self.maxAllowedZoom)
+            case "indexMaxPoints": indexMaxPoints = try r.int(key, v, 0...Int(Int32.max))
+            case "tolerance": tolerance = try r.number(key, v, .nonNegative)
+            case "extent": extent = try r.number(key, v, .positive)
+            case "buffer": buffer = try r.number(key, v, .nonNegative)
+            case "lineMetrics": lineMetrics = try r.bool(key, v)
+            case "promoteId": promoteId = try r.stringOrNull(key, v, "a property name or null")
+            case "generateId": generateId = try r.bool(key, v)
+            case "debug": _ = try r.int(key, v, 0...2)
+            default: throw r.unknown(key)
+            }
+        }
+        try validate()
+    }
+
+    func validate() throws(MapCoreError) {
+        guard (0...Self.maxAllowedZoom).contains(maxZoom) else {
+            throw MapCoreError(.invalidArgument, "Option maxZoom must be an integer in 0...24.")
+        }
+        guard promoteId == nil || !generateId else {
+            throw MapCoreError(.invalidArgument, "Options promoteId and generateId cannot be used together.")
+        }
+        guard extent.isFinite, extent > 0, buffer.isFinite, buffer >= 0, tolerance.isFinite, tolerance >= 0 else {
+            throw MapCoreError(.invalidArgument, "Options extent, buffer and tolerance must be finite, extent positive.")
+        }
+    }
+
+    /// The effective options as JSON, with geojson-vt's names.
+    public var json: JSONValue {
+        var o = JSONObject()
+        o["maxZoom"] = .int(Int64(maxZoom))
+        o["indexMaxZoom"] = .int(Int64(indexMaxZoom))
+        o["indexMaxPoints"] = .int(Int64(indexMaxPoints))
+        o["tolerance"] = .double(tolerance)
+        o["extent"] = .double(extent)
+        o["buffer"] = .double(buffer)
+        o["lineMetrics"] = .bool(lineMetrics)
+        o["promoteId"] = promoteId.map { .string($0) } ?? .null
+        o["generateId"] = .bool(generateId)
+        return .object(o)
+    }
+}

@@ -1,0 +1,46 @@
+// Tiling: the antimeridian, as geojson-vt's `wrap` handles it: what reaches past the world's
+// west or east edge (plus the buffer) is clipped off and shifted one world east or west, so a
+// tile near either edge holds what crosses it. Order: west copy, centre, east copy.
+
+enum Wrap {
+    static func wrap(_ features: [ProjectedFeature], options: TilingOptions) -> [ProjectedFeature] {
+        let buffer = options.buffer / options.extent
+        let lm = options.lineMetrics
+        let left = Clip.clip(features, scale: 1, -1 - buffer, buffer, axis: 0, minAll: -1, maxAll: 2, lineMetrics: lm)
+        let right = Clip.clip(features, scale: 1, 1 - buffer, 2 + buffer, axis: 0, minAll: -1, maxAll: 2,
+                              lineMetrics: lm)
+        guard left != nil || right != nil else { return features }
+        var merged = Clip.clip(features, scale: 1, -buffer, 1 + buffer, axis: 0, minAll: -1, maxAll: 2,
+                               lineMetrics: lm) ?? []
+        if let left { merged = shifted(left, by: 1) + merged }
+        if let right { merged += shifted(right, by: -1) }
+        return merged
+    }
+
+    private static func shifted(_ features: [ProjectedFeature], by offset: Double) -> [ProjectedFeature] {
+        features.map { f in
+            let geometry: ProjectedGeometry
+            switch f.geometry {
+            case .points(let c): geometry = .points(shift(c, offset))
+            case .line(let l): geometry = .line(shift(l, offset))
+            case .lines(let lines): geometry = .lines(lines.map { shift($0, offset) })
+            case .polygons(let polygons): geometry = .polygons(polygons.map { $0.map { shift($0, offset) } })
+            }
+            return ProjectedFeature(id: f.id, kind: f.kind, geometry: geometry, tags: f.tags)
+        }
+    }
+
+    private static func shift(_ line: ProjectedLine, _ offset: Double) -> ProjectedLine {
+        ProjectedLine(coords: shift(line.coords, offset), size: line.size, start: line.start, end: line.end)
+    }
+
+    private static func shift(_ c: [Double], _ offset: Double) -> [Double] {
+        var out = c
+        var i = 0
+        while i < out.count {
+            out[i] += offset
+            i += 3
+        }
+        return out
+    }
+}

@@ -1,0 +1,253 @@
+// The facts mapbox/geojson-vt 4.0.2's own test suite asserts (Tests/fixtures/geojson-vt/README.md):
+// full tilings compared whole (every tile, features in order, exact coordinates), getTile
+// drill-down and its nulls, ids, line metrics, the antimeridian, and the inline cases.
+import Testing
+@testable import MapCore
+
+private let fixtures = "/" + #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
+    + "/Tests/fixtures/geojson-vt/"
+
+private func fixtureJSON(_ name: String) throws -> JSONValue {
+    let bytes = try FileIO.read(path: fixtures + name)
+    return try bytes.withUnsafeBufferPointer { b throws(MapCoreError) in try JSON.parse(b) }
+}
+
+private func fixtureGeoJSON(_ name: String) throws -> GeoJSON {
+    let bytes = try FileIO.read(path: fixtures + name)
+    return try bytes.withUnsafeBufferPointer { b throws(MapCoreError) in try GeoJSONParser.parse(b) }
+}
+
+private func options(_ json: String) throws -> TilingOptions {
+    try TilingOptions(json: try JSON.parse(json))
+}
+
+/// A tile's features as geojson-vt's JSON (parsed back, so numbers compare by value).
+private func tileValue(_ features: [TileFeature]?) throws -> JSONValue {
+    let bytes = TileFeature.tileJSON(features)
+    let value = try bytes.withUnsafeBufferPointer { b throws(MapCoreError) in try JSON.parse(b) }
+    return value.objectValue?["features"] ?? .null
+}
+
+/// test-full.js: every tile made at indexing, keyed z{z}-{x}-{y}, with getTile's features.
+private func fullTiling(_ input: String, _ extra: String) throws -> JSONValue {
+    let base = #"{"indexMaxZoom": 0, "indexMaxPoints": 10000"#
+    let index = try TileIndex(try fixtureGeoJSON(input), options: try options(base + extra + "}"))
+    var out = JSONObject()
+    for (z, x, y) in index.madeTiles {
+        out["z\(z)-\(x)-\(y)"] = try tileValue(index.tile(z: z, x: x, y: y))
+    }
+    return .object(out)
+}
+
+struct TilingFacts {
+    @Test(arguments: [
+        ("us-states.json", #", "indexMaxZoom": 7, "indexMaxPoints": 200"#, "us-states-tiles.json"),
+        ("dateline.json", "", "dateline-tiles.json"),
+        ("dateline.json", #", "lineMetrics": true"#, "dateline-metrics-tiles.json"),
+        ("feature.json", "", "feature-tiles.json"),
+        ("collection.json", "", "collection-tiles.json"),
+        ("single-geom.json", "", "single-geom-tiles.json"),
+        ("ids.json", #", "promoteId": "prop0""#, "ids-promote-id-tiles.json"),
+        ("ids.json", #", "generateId": true"#, "ids-generate-id-tiles.json"),
+    ])
+    func fullTilingEqualsGeojsonVT(input: String, options: String, expected: String) throws {
+        let actual = try fullTiling(input, options)
+        let reference = try fixtureJSON(expected)
+        let actualTiles = actual.objectValue ?? JSONObject(), referenceTiles = reference.objectValue ?? JSONObject()
+        #expect(Set(actualTiles.keys) == Set(referenceTiles.keys), "\(input)\(options): tile keys differ")
+        for key in referenceTiles.keys {
+            #expect(actualTiles[key] == referenceTiles[key], "\(input)\(options): tile \(key) differs")
+        }
+    }
+
+    @Test func usStatesTileCountsByZoom() throws {
+        let tiles = try fullTiling("us-states.json", #", "indexMaxZoom": 7, "indexMaxPoints": 200"#)
+        let keys = tiles.objectValue?.keys ?? []
+        #expect(keys.count == 105)
+        let perZoom = (0...7).map { z in keys.filter { $0.hasPrefix("z\(z)-") }.count }
+        #expect(perZoom == [1, 4, 4, 8, 20, 32, 32, 4])
+        let features = (tiles.objectValue?.members ?? []).map { $0.value.arrayValue?.count ?? 0 }
+        #expect(features.reduce(0, +) == 601)
+        #expect(features.filter { $0 == 0 }.count == 19)
+    }
+
+    @Test func datelineMetricsOfTheFirstTwoLines() throws {
+        let tile = try fullTiling("dateline.json", #", "lineMetrics": true"#).objectValue?["z0-0-0"]?.arrayValue ?? []
+        #expect(tile.count == 20)
+        let lines = tile.compactMap { $0.objectValue }.filter { $0["type"] == .int(2) }
+        #expect(lines.count == 12)
+        let tags = lines.prefix(2).map { $0["tags"]?.objectValue }
+        #expect(tags[0]?["mapbox_clip_start"] == .int(0))
+        #expect(tags[0]?["mapbox_clip_end"] == .double(0.24216869845698458))
+        #expect(tags[1]?["mapbox_clip_start"] == .double(0.5368896071622057))
+        #expect(tags[1]?["mapbox_clip_end"] == .double(0.802430932087145))
+    }
+
+    @Test func emptyInputsMakeNoTiles() throws {
+        for name in ["empty.json", "feature-null-geometry.json", "empty-coords.json"] {
+            let index = try TileIndex(try fixtureGeoJSON(name), options: try options(#"{"indexMaxZoom": 0}"#))
+            #expect(index.madeTiles.isEmpty, "\(name)")
+            #expect(index.tile(z: 0, x: 0, y: 0) == nil, "\(name)")
+        }
+    }
+
+    /// test-get-tile.js, in its order: drill-down, the clipped square, nulls, total 37.
+    @Test func getTileDrillsDownAndCounts() throws {
+        let index = try TileIndex(try fixtureGeoJSON("us-states.json"))
+        #expect(try tileValue(index.tile(z: 7, x: 37, y: 48)) == (try fixtureJSON("us-states-z7-37-48.json")))
+        let square = try tileValue(index.tile(z: 9, x: 148, y: 192))
+        let expected = try JSON.parse(#"""
+            [{"geometry": [[[-64, 4160], [-64, -64], [4160, -64], [4160, 4160], [-64, 4160]]], "type": 3,
+              "tags": {"name": "Pennsylvania", "density": 284.3}, "id": "42"}]
+            """#)
+        #expect(square == expected)
+        #expect(index.tile(z: 11, x: 800, y: 400) == nil)
+        #expect(index.tile(z: -5, x: 123, y: 400) == nil)
+        #expect(index.tile(z: 25, x: 200, y: 200) == nil)
+        #expect(index.madeTiles.count == 37)
+    }
+
+    @Test func indexHoldsOnlyTheRootUntilAsked() throws {
+        let index = try TileIndex(try fixtureGeoJSON("us-states.json"))
+        #expect(index.madeTiles.count == 1)
+        _ = index.tile(z: 7, x: 37, y: 48)
+        #expect(index.madeTiles.count == 29)
+    }
+
+    @Test func unbufferedTileEdges() throws {
+        let meridian = try GeoJSONParser.parse(#"{"type": "LineString", "coordinates": [[0, 90], [0, -90]]}"#)
+        let index = try TileIndex(meridian, options: try options(#"{"buffer": 0}"#))
+        #expect(index.tile(z: 2, x: 1, y: 1) == nil)
+        #expect(try tileValue(index.tile(z: 2, x: 2, y: 1))
+                == (try JSON.parse(#"[{"geometry": [[[0, 0], [0, 4096]]], "type": 2, "tags": null}]"#)))
+        let parallel = try GeoJSONParser.parse(
+            #"{"type": "LineString", "coordinates": [[-90, 66.51326044311188], [90, 66.51326044311188]]}"#)
+        let index2 = try TileIndex(parallel, options: try options(#"{"buffer": 0}"#))
+        #expect(try tileValue(index2.tile(z: 2, x: 1, y: 0))
+                == (try JSON.parse(#"[{"geometry": [[[0, 4096], [4096, 4096]]], "type": 2, "tags": null}]"#)))
+        #expect(try tileValue(index2.tile(z: 2, x: 1, y: 1)) == .array([]))
+    }
+
+    @Test func polygonClippedOnTheBoundary() throws {
+        let square = try GeoJSONParser.parse(#"""
+            {"type": "Polygon", "coordinates": [[[42.1875, 57.32652122521708], [47.8125, 57.32652122521708],
+             [47.8125, 54.16243396806781], [42.1875, 54.16243396806781], [42.1875, 57.32652122521708]]]}
+            """#)
+        let index = try TileIndex(square, options: try options(#"{"buffer": 1024}"#))
+        let expected = try JSON.parse(#"""
+            [{"geometry": [[[3072, 3072], [5120, 3072], [5120, 5120], [3072, 5120], [3072, 3072]]], "type": 3,
+              "tags": null}]
+            """#)
+        #expect(try tileValue(index.tile(z: 5, x: 19, y: 9)) == expected)
+    }
+
+    @Test func pointsBeyondTheAntimeridianFoldBack() throws {
+        for (lng, x) in [(540.0, 1.0), (-540.0, 0.0)] {
+            let point = try GeoJSONParser.parse(#"{"type": "Point", "coordinates": [\#(lng), 0]}"#)
+            let features = Wrap.wrap(Convert.features(of: point, options: TilingOptions()), options: TilingOptions())
+            guard case .points(let c)? = features.first?.geometry else { Issue.record("no point"); continue }
+            #expect(c[0] == x && c[1] == 0.5)
+        }
+    }
+
+    /// test-clip.js: the stripe clipper on geojson-vt's flat arrays (x ∈ [10, 40]).
+    @Test func clipLinesAndRings() {
+        let coords1: [Double] = [0, 0, 0, 50, 0, 0, 50, 10, 0, 20, 10, 0, 20, 20, 0, 30, 20, 0, 30, 30, 0,
+                                 50, 30, 0, 50, 40, 0, 25, 40, 0, 25, 50, 0, 0, 50, 0, 0, 60, 0, 25, 60, 0]
+        let coords2: [Double] = [0, 0, 0, 50, 0, 0, 50, 10, 0, 0, 10, 0]
+        func xy(_ l: ProjectedLine) -> [Double] {
+            stride(from: 0, to: l.coords.count, by: 3).flatMap { [l.coords[$0], l.coords[$0 + 1]] }
+        }
+        var parts: [ProjectedLine] = []
+        Clip.clipLine(ProjectedLine(coords: coords1), into: &parts, 10, 40, 0, polygon: false, trackMetrics: false)
+        #expect(parts.map(xy) == [[10, 0, 40, 0], [40, 10, 20, 10, 20, 20, 30, 20, 30, 30, 40, 30],
+                                  [40, 40, 25, 40, 25, 50, 10, 50], [10, 60, 25, 60]])
+        parts = []
+        Clip.clipLine(ProjectedLine(coords: coords2), into: &parts, 10, 40, 0, polygon: false, trackMetrics: false)
+        #expect(parts.map(xy) == [[10, 0, 40, 0], [40, 10, 10, 10]])
+        // Line metrics: the length along the original line where each part starts and ends.
+        var length = 0.0
+        for i in stride(from: 3, to: coords1.count, by: 3) {
+            let dx = coords1[i] - coords1[i - 3], dy = coords1[i + 1] - coords1[i - 2]
+            length += (dx * dx + dy * dy).squareRoot()
+        }
+        parts = []
+        Clip.clipLine(ProjectedLine(coords: coords1, size: length, start: 0, end: length), into: &parts, 10, 40, 0,
+                      polygon: false, trackMetrics: true)
+        #expect(parts.map { [$0.start, $0.end] } == [[10, 40], [70, 130], [160, 200], [230, 245]])
+        // As rings, each input stays one closed ring.
+        for coords in [coords1, coords2] {
+            var rings: [ProjectedLine] = []
+            Clip.clipLine(ProjectedLine(coords: coords), into: &rings, 10, 40, 0, polygon: true, trackMetrics: false)
+            #expect(rings.count == 1)
+            let r = xy(rings[0])
+            #expect(r.count >= 4 && r[0] == r[r.count - 2] && r[1] == r[r.count - 1])
+        }
+    }
+
+    @Test func clipPoints() {
+        let coords1: [Double] = [0, 0, 0, 50, 0, 0, 50, 10, 0, 20, 10, 0, 20, 20, 0, 30, 20, 0, 30, 30, 0,
+                                 50, 30, 0, 50, 40, 0, 25, 40, 0, 25, 50, 0, 0, 50, 0, 0, 60, 0, 25, 60, 0]
+        let coords2: [Double] = [0, 0, 0, 50, 0, 0, 50, 10, 0, 0, 10, 0]
+        func clipped(_ c: [Double]) -> Int {
+            let f = ProjectedFeature(id: nil, kind: .multiPoint, geometry: .points(c), tags: nil)
+            let out = Clip.clip([f], scale: 1, 10, 40, axis: 0, minAll: -1000, maxAll: 1000, lineMetrics: false)
+            guard case .points(let kept)? = out?.first?.geometry else { return 0 }
+            return kept.count / 3
+        }
+        #expect(clipped(coords1) == 7)
+        #expect(clipped(coords2) == 0)
+    }
+
+    /// test-simplify.js: after marking with squared tolerance 0.001², the vertices whose
+    /// importance exceeds 0.005² are exactly the 34 upstream lists.
+    @Test func simplifyMarksDouglasPeuckerImportance() throws {
+        let fixture = try fixtureJSON("simplify-line.json").objectValue
+        let points = pairs(fixture?["points"]), expected = pairs(fixture?["simplified"])
+        #expect(points.count == 100 && expected.count == 34)
+        var c: [Double] = []
+        for p in points { c += [p[0], p[1], 0] }
+        c[2] = 1
+        c[c.count - 1] = 1
+        Simplify.mark(&c, first: 0, last: c.count - 3, sqTolerance: 0.001 * 0.001)
+        let kept = stride(from: 0, to: c.count, by: 3).filter { c[$0 + 2] > 0.005 * 0.005 }.map { [c[$0], c[$0 + 1]] }
+        #expect(kept == expected)
+    }
+
+    @Test func simplifyOfDegenerateInputTerminates() {
+        // 5,600 numbers of collinear, equidistant points: the tie-break keeps the depth small, and
+        // the explicit stack bounds it anyway.
+        var c: [Double] = []
+        for i in 0..<(5600 / 3) { c += [Double(i), 0, 0] }
+        c[2] = 1
+        c[c.count - 1] = 1
+        Simplify.mark(&c, first: 0, last: c.count - 3, sqTolerance: 0)
+        #expect(c.count == 5598)
+    }
+
+    @Test func badOptionsNameTheOption() throws {
+        for (text, fragment) in [(#"{"maxZoom": 25}"#, "maxZoom"), (#"{"maxZoom": -1}"#, "maxZoom"),
+                                 (#"{"extent": 0}"#, "extent"), (#"{"buffer": "x"}"#, "buffer"),
+                                 (#"{"tolerance": -1}"#, "tolerance"), (#"{"lineMetrics": 1}"#, "lineMetrics"),
+                                 (#"{"promoteId": "a", "generateId": true}"#, "promoteId"),
+                                 (#"{"colour": 1}"#, "colour"), ("[]", "must be a JSON object")] {
+            let e = thrown { () throws(MapCoreError) in _ = try TilingOptions(json: try JSON.parse(text)) }
+            #expect(e?.code == .invalidArgument, "\(text)")
+            #expect(e?.message.contains(fragment) == true, "\(text): \(e?.message ?? "no error")")
+        }
+    }
+
+    @Test func extremeCoordinatesDoNotTrap() throws {
+        let text = #"{"type": "LineString", "coordinates": [[-1e300, 89.99999999], [1e300, -89.9999999], [0, 0]]}"#
+        let index = try TileIndex(try GeoJSONParser.parse(text), options: try options(#"{"indexMaxZoom": 2}"#))
+        for (z, x, y) in index.madeTiles {
+            _ = TileFeature.tileJSON(index.tile(z: z, x: x, y: y))
+        }
+        _ = index.tile(z: 24, x: Int(Int32.max), y: 1 << 23)
+        _ = index.tile(z: 24, x: Int(Int32.min), y: (1 << 24) - 1)
+    }
+}
+
+private func pairs(_ value: JSONValue?) -> [[Double]] {
+    (value?.arrayValue ?? []).map { ($0.arrayValue ?? []).compactMap { $0.doubleValue } }
+}

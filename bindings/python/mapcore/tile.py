@@ -1,0 +1,58 @@
+"""GeoJSON cut into vector tiles as geojson-vt 4.0.2 cuts it: include/mapcore/tile.h."""
+import ctypes
+import json
+
+from ._lib import Buf, Handle, check, lib, take_bytes, take_text, _declare
+from .cluster import _options_bytes
+from .geojson import as_geojson
+
+_p = ctypes.c_void_p
+_pp = ctypes.POINTER(ctypes.c_void_p)
+_bufp = ctypes.POINTER(Buf)
+
+_declare("mc_tile_index_new", ctypes.c_int, _p, ctypes.c_char_p, ctypes.c_size_t, _pp)
+_declare("mc_tile_index_free", None, _p)
+_declare("mc_tile_index_get_tile", ctypes.c_int, _p, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_uint32, _bufp)
+_declare("mc_tile_index_get_tile_mvt", ctypes.c_int, _p, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_char_p,
+         _bufp)
+_declare("mc_tile_index_stats", ctypes.c_int, _p, ctypes.c_uint32, _bufp)
+
+
+class TileIndex(Handle):
+    """geojson-vt's tile index over GeoJSON (dict, str, bytes, path or GeoJSON handle), with its
+    options in snake case. Options left as None take geojson-vt's defaults (tile.h lists them)."""
+
+    __slots__ = ()
+    _free = staticmethod(lib.mc_tile_index_free)
+
+    def __init__(self, data, *, max_zoom=None, index_max_zoom=None, index_max_points=None, tolerance=None,
+                 extent=None, buffer=None, line_metrics=None, promote_id=None, generate_id=None):
+        def flag(v):
+            return None if v is None else bool(v)
+        options = _options_bytes({
+            "maxZoom": max_zoom, "indexMaxZoom": index_max_zoom, "indexMaxPoints": index_max_points,
+            "tolerance": tolerance, "extent": extent, "buffer": buffer, "lineMetrics": flag(line_metrics),
+            "promoteId": promote_id, "generateId": flag(generate_id),
+        })
+        doc = as_geojson(data)
+        handle = _p()
+        check(lib.mc_tile_index_new(doc._handle, options, len(options), ctypes.byref(handle)))
+        self._handle = handle
+
+    def get_tile(self, z, x, y):
+        """geojson-vt's tile object as a dict ({"features": [...]}, geometry in tile coordinates),
+        or None where geojson-vt gives no tile."""
+        return json.loads(take_text(lambda buf: lib.mc_tile_index_get_tile(self._handle, z, x, y, 0, buf)))
+
+    def get_tile_mvt(self, z, x, y, layer="geojson"):
+        """The tile as Mapbox Vector Tile bytes with one layer; b"" for an empty tile."""
+        return take_bytes(lambda buf: lib.mc_tile_index_get_tile_mvt(self._handle, z, x, y, layer.encode(), buf))
+
+    def stats(self):
+        """{"total": tiles made so far, "options": effective options, "indexedTiles": [[z, x, y], ...]}."""
+        return json.loads(take_text(lambda buf: lib.mc_tile_index_stats(self._handle, 0, buf)))
+
+    @property
+    def total(self):
+        """Number of tiles made so far (geojson-vt's `total`)."""
+        return self.stats()["total"]

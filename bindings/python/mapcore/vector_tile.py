@@ -1,0 +1,23 @@
+"""Mapbox Vector Tiles decoded to GeoJSON: include/mapcore/vector_tile.h."""
+import ctypes
+import json
+
+from ._lib import Buf, lib, take_text, _declare
+
+MC_MVT_LNGLAT = 0x100
+
+_declare("mc_mvt_decode", ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+         ctypes.c_uint32, ctypes.POINTER(Buf))
+
+
+def decode_mvt(data, z=None, x=None, y=None):
+    """Decodes MVT bytes (gzip-compressed or not) to {layer name: {"version", "extent",
+    "features": FeatureCollection}}. Coordinates are tile coordinates, or longitude/latitude
+    when the tile's z, x and y are given."""
+    data = bytes(data)
+    lnglat = z is not None
+    if lnglat and (x is None or y is None):
+        raise ValueError("give z, x and y together (for longitude/latitude) or none of them")
+    flags = MC_MVT_LNGLAT if lnglat else 0
+    text = take_text(lambda buf: lib.mc_mvt_decode(data, len(data), z or 0, x or 0, y or 0, flags, buf))
+    return json.loads(text)["layers"]

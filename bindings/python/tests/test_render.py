@@ -1,0 +1,162 @@
+"""MapLibre Native (PyPI mapli) renders MapCore's tiles as it renders its own GeoJSON source.
+
+Each case renders one view twice with the same layers: style A gives MapLibre the GeoJSON itself
+(a `geojson` source, which MapLibre Native tiles with geojson-vt-cpp or supercluster inside the
+renderer); style B gives it a `vector` source whose tiles MapCore made (`DataSource.tile_mvt`),
+served through a custom URL scheme. The images must agree pixel for pixel but for a small
+allowance (MAX_DIFFERING). A control case serves wrong tiles and must differ, so the comparison
+can fail. Needs EGL (Debian libegl1 libegl-mesa0 libgl1-mesa-dri libgles2); `make test` installs
+them.
+"""
+import itertools
+import json
+import os
+from pathlib import Path
+
+os.environ.setdefault("EGL_PLATFORM", "surfaceless")
+
+import mapli  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import mapcore  # noqa: E402
+from pngdecode import decode_png  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[3]
+US_STATES = json.loads((ROOT / "Tests" / "fixtures" / "geojson-vt" / "us-states.json").read_text())
+PLACES = json.loads((ROOT / "Tests" / "fixtures" / "supercluster" / "places.json").read_text())
+# Fraction of pixels allowed to differ at all between the two renders.
+MAX_DIFFERING = 0.001
+
+_sources = {}
+_ids = itertools.count()
+
+
+def _serve(request):
+    """The `mapcore://<source>/<z>/<x>/<y>` tiles: MapCore's MVT, or no content for an empty tile."""
+    name, z, x, y = request.url.split("://", 1)[1].split("/")
+    tile = _sources[name].tile_mvt(int(z), int(x), int(y), layer="data")
+    return tile if tile else mapli.Response.no_content()
+
+
+mapli.register_scheme_handler("mapcore", _serve)
+
+
+@pytest.fixture(scope="module")
+def pool():
+    return mapli.RenderPool()
+
+
+def _layers(kind, source_layer=None):
+    extra = {"source-layer": source_layer} if source_layer else {}
+    paint = {
+        "fill": {"fill-color": "#3366cc", "fill-opacity": 0.6, "fill-outline-color": "#112244"},
+        "line": {"line-color": "#aa0000", "line-width": 1.5},
+        "circle": {"circle-color": "#008800", "circle-radius": ["case", ["has", "point_count"],
+                                                                ["+", 4, ["/", ["get", "point_count"], 2]], 3]},
+    }
+    background = {"id": "background", "type": "background", "paint": {"background-color": "#ffffff"}}
+    return [background] + [dict({"id": k, "type": k, "source": "s", "paint": paint[k]}, **extra) for k in kind]
+
+
+def _render_both(pool, data, kinds, bbox, source_options=None, tiles_from=None, size=256):
+    """Renders `data` through MapLibre's GeoJSON source and through MapCore's tiles of a
+    DataSource with the same options (or of `tiles_from`); returns both images."""
+    source_options = source_options or {}
+    geojson_source = {"type": "geojson", "data": data}
+    geojson_source.update({k: v for k, v in source_options.items() if k in
+                           ("cluster", "clusterRadius", "clusterMaxZoom", "maxzoom", "buffer", "tolerance")})
+    if tiles_from is None:
+        tiles_from = mapcore.DataSource(**_snake(source_options))
+        tiles_from.add(data)
+    name = f"s{next(_ids)}"
+    _sources[name] = tiles_from
+    vector_source = {"type": "vector", "tiles": [f"mapcore://{name}/{{z}}/{{x}}/{{y}}"],
+                     "maxzoom": source_options.get("maxzoom", 18)}
+    images = []
+    for style_id, source, source_layer in ((f"{name}-a", geojson_source, None), (f"{name}-b", vector_source, "data")):
+        pool.register_style(style_id, json={"version": 8, "sources": {"s": source},
+                                            "layers": _layers(kinds, source_layer)})
+        images.append(decode_png(pool.render_from_bounds(style_id, bbox=bbox, width=size, height=size)))
+    return images
+
+
+def _snake(options):
+    names = {"cluster": "cluster", "clusterRadius": "cluster_radius", "clusterMaxZoom": "cluster_max_zoom",
+             "maxzoom": "max_zoom", "buffer": "buffer", "tolerance": "tolerance"}
+    return {names[k]: v for k, v in options.items()}
+
+
+def _differing(a, b):
+    return float((np.abs(a.astype(int) - b.astype(int)).max(axis=2) > 0).mean())
+
+
+def _drawn(image):
+    """Fraction of pixels that are not the white background (so a blank pair cannot pass)."""
+    return float((image[..., :3] < 250).any(axis=2).mean())
+
+
+VIEWS = {
+    "country": (-125, 24, -66, 50),
+    "states": (-80, 38, -74, 43),
+    "city": (-75.3, 39.8, -75.0, 40.05),
+}
+
+
+@pytest.mark.parametrize("view", VIEWS)
+def test_polygons_render_as_maplibre_renders_its_geojson_source(pool, view):
+    a, b = _render_both(pool, US_STATES, ("fill", "line"), VIEWS[view])
+    assert _drawn(a) > 0.05
+    assert _differing(a, b) <= MAX_DIFFERING
+
+
+def _state_outlines():
+    features = []
+    for f in US_STATES["features"]:
+        g = f["geometry"]
+        polygons = [g["coordinates"]] if g["type"] == "Polygon" else g["coordinates"]
+        for polygon in polygons:
+            features.append({"type": "Feature", "properties": f["properties"],
+                             "geometry": {"type": "LineString", "coordinates": polygon[0]}})
+    return {"type": "FeatureCollection", "features": features}
+
+
+@pytest.mark.parametrize("view", VIEWS)
+def test_lines_render_as_maplibre_renders_its_geojson_source(pool, view):
+    a, b = _render_both(pool, _state_outlines(), ("line",), VIEWS[view])
+    assert _drawn(a) > 0.005
+    assert _differing(a, b) <= MAX_DIFFERING
+
+
+@pytest.mark.parametrize("bbox", [(-180, -80, 180, 80), (100, -50, 180, 10)])
+def test_points_render_as_maplibre_renders_its_geojson_source(pool, bbox):
+    a, b = _render_both(pool, PLACES, ("circle",), bbox)
+    assert _drawn(a) > 0.005
+    assert _differing(a, b) <= MAX_DIFFERING
+
+
+@pytest.mark.parametrize("bbox", [(-180, -80, 180, 80), (100, -50, 180, 10)])
+def test_clusters_render_as_maplibre_renders_its_clustered_source(pool, bbox):
+    a, b = _render_both(pool, PLACES, ("circle",), bbox, source_options={"cluster": True, "clusterRadius": 50})
+    assert _drawn(a) > 0.005
+    assert _differing(a, b) <= MAX_DIFFERING
+
+
+def test_wrong_tiles_are_seen(pool):
+    """The control: tiles simplified far more than MapLibre simplifies, and tiles of other data,
+    must not pass the comparison."""
+    coarse = mapcore.DataSource(tolerance=20)
+    coarse.add(US_STATES)
+    a, b = _render_both(pool, US_STATES, ("fill", "line"), VIEWS["states"], tiles_from=coarse)
+    assert _differing(a, b) > MAX_DIFFERING
+    shifted = json.loads(json.dumps(US_STATES))
+    for f in shifted["features"]:
+        g = f["geometry"]
+        polygons = [g["coordinates"]] if g["type"] == "Polygon" else g["coordinates"]
+        for ring in (r for p in polygons for r in p):
+            for position in ring:
+                position[0] += 0.01
+    other = mapcore.DataSource()
+    other.add(shifted)
+    a, b = _render_both(pool, US_STATES, ("fill", "line"), VIEWS["city"], tiles_from=other)
+    assert _differing(a, b) > MAX_DIFFERING
