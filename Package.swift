@@ -19,9 +19,10 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CMapCoreABI"),
         .systemLibrary(name: "CMapCoreKernels"),
-        .target(name: "MapCore", dependencies: ["CGEOS", "CCurl", "CMapCoreKernels"]),
+        .target(name: "MapCore", dependencies: ["CGEOS", "CCurl", "CZlib", "CMapCoreKernels"]),
         .target(
             name: "MapCoreCAPI",
             dependencies: ["MapCore", "CMapCoreABI"],

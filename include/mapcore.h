@@ -23,6 +23,8 @@
 #include "mapcore/expression.h"
 #include "mapcore/cluster.h"
 #include "mapcore/source.h"
+#include "mapcore/tile.h"
+#include "mapcore/vector_tile.h"
 #include "mapcore/format.h"
 
 #endif /* MAPCORE_H */

@@ -16,6 +16,7 @@ enum HandleKind: UInt8 {
     case expression
     case clusterIndex
     case source
+    case tileIndex
 }
 
 /// Every live handle, so NULL, freed and foreign pointers are refused instead of dereferenced.

@@ -147,3 +147,28 @@ public func mc_source_cluster_index(_ handle: OpaquePointer?, _ out: UnsafeMutab
         out.pointee = handles.register(ClusterIndexHandle(try source.snapshot.requireClusters()), kind: .clusterIndex)
     }
 }
+
+@_cdecl("mc_source_get_tile")
+public func mc_source_get_tile(_ handle: OpaquePointer?, _ z: Int32, _ x: Int32, _ y: Int32, _ flags: UInt32,
+                               _ out: UnsafeMutablePointer<mc_buf>?) -> Int32 {
+    boundary { () throws(MapCoreError) in
+        let source = try sourceHandle(handle)
+        let out = try required(out, "out")
+        let pretty = try serializeFlags(flags)
+        let features = try source.snapshot.tile(z: Int(z), x: Int(x), y: Int(y))
+        try fill(out, with: TileFeature.tileJSON(features, pretty: pretty))
+    }
+}
+
+@_cdecl("mc_source_get_tile_mvt")
+public func mc_source_get_tile_mvt(_ handle: OpaquePointer?, _ z: Int32, _ x: Int32, _ y: Int32,
+                                   _ layer: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<mc_buf>?) -> Int32 {
+    boundary { () throws(MapCoreError) in
+        let source = try sourceHandle(handle)
+        let out = try required(out, "out")
+        let name = try layerName(layer)
+        let features = try source.snapshot.tile(z: Int(z), x: Int(x), y: Int(y)) ?? []
+        try fill(out, with: features.isEmpty ? [] : VectorTileEncoder.encode(layer: name, extent: SourceTiling.extent,
+                                                                             features: features))
+    }
+}

@@ -14,6 +14,7 @@
 #include "common.h"
 #include "geojson.h"
 #include "cluster.h"
+#include "tile.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -43,8 +44,8 @@ typedef struct mc_source mc_source;
  *   filter             null     an expression or legacy filter
  * Features failing the filter stay in the source but are left out of the index and of
  * mc_source_get_clusters. The cluster index uses GL JS's derivation: extent 8192, radius =
- * clusterRadius * 16. buffer, tolerance and lineMetrics are kept for tiling non-point data,
- * which MapCore does not do yet. Unknown keys and bad values: MC_E_INVALID_ARGUMENT naming the
+ * clusterRadius * 16. buffer, tolerance and lineMetrics shape the tiles (mc_source_get_tile).
+ * Unknown keys and bad values: MC_E_INVALID_ARGUMENT naming the
  * option; a filter that does not compile: MC_E_EXPRESSION (path = the failing node's key path in
  * the filter, e.g. [2][1]). */
 MC_API int mc_source_new(const char *options_json, size_t len, mc_source **out);
@@ -105,6 +106,28 @@ MC_API int mc_source_get_clusters(mc_source *source, const double bbox[4], doubl
  * with each other. Free it with mc_cluster_index_free(). Loading into it replaces only the
  * view. Clustering off: MC_E_NOT_FOUND. */
 MC_API int mc_source_cluster_index(mc_source *source, mc_cluster_index **out);
+
+/* The source's tile z/x/y as MapLibre Native's GeoJSON source makes it inside the renderer
+ * (maplibre-native style/sources/geojson_source_impl.cpp, GeoJSONData::create), on tiles 8192
+ * wide (util::EXTENT), from the features that pass the filter:
+ *   - clustering: supercluster's getTile over the cluster index (extent 8192, radius =
+ *     clusterRadius * 16, maxZoom = clusterMaxZoom): points and clusters with their properties
+ *     (cluster, cluster_id, point_count, point_count_abbreviated, clusterProperties).
+ *   - otherwise: geojson-vt's getTile with maxZoom = the source's maxZoom (at most 24), extent
+ *     8192, buffer = round(buffer * 16), tolerance = tolerance * 16, lineMetrics; indexMaxZoom 5
+ *     and indexMaxPoints 100000 as geojson-vt's defaults. Ids are the source's own (promoteId and
+ *     generateId were applied when the features were added).
+ * The geojson-vt index of a state is made on its first tile request and kept with that state;
+ * a write makes a new state, whose index is made again when asked for.
+ * JSON: geojson-vt's tile object (mapcore/tile.h), or "null" where there is no tile (z beyond
+ * maxZoom, nothing there, z/x/y outside the grid). */
+MC_API int mc_source_get_tile(mc_source *source, int z, int x, int y, uint32_t flags, mc_buf *out);
+
+/* The same tile as a Mapbox Vector Tile 2.1 with one layer named `layer` (NULL: "geojson"),
+ * extent 8192, written as mc_tile_index_get_tile_mvt writes (mapcore/tile.h); an empty buffer
+ * (len 0) where there is no tile. A renderer's vector source with these tiles draws what its
+ * GeoJSON source draws (bindings/python/tests/test_render.py compares MapLibre Native's images). */
+MC_API int mc_source_get_tile_mvt(mc_source *source, int z, int x, int y, const char *layer, mc_buf *out);
 
 #ifdef __cplusplus
 }

@@ -79,4 +79,20 @@ extension Supercluster {
         w.closeObject()
         return w.bytes
     }
+
+    /// The items of a tile as tile features (type 1, one position each), with the tags and ids
+    /// `tileJSON` writes: what a vector tile of a clustered source holds.
+    public func tileFeatures(_ items: [TileItem]) -> [TileFeature] {
+        items.map { t in
+            switch t.item {
+            case .cluster(let c):
+                return TileFeature(type: 1, geometry: [[t.x, t.y]], tags: clusterProperties(c),
+                                   id: .int(Int64(clusters[c].id)))
+            case .point(let i):
+                let f = feature(i)
+                return TileFeature(type: 1, geometry: [[t.x, t.y]], tags: f.properties,
+                                   id: options.generateId ? .int(Int64(i)) : f.id?.jsonValue)
+            }
+        }
+    }
 }

@@ -3,7 +3,8 @@
 //
 // Why two: the forms round differently in the last bits, and exactness to a reference means
 // computing as it does. supercluster and geojson-vt use the sine form below (clamped to the unit
-// square); maplibre-style-spec's `within`/`distance` use the tangent form (`MapLibre`, unclamped).
+// square); maplibre-style-spec's `within`/`distance` use the tangent form (`MapLibre`, unclamped);
+// vector-tile-js turns tile coordinates into longitude/latitude in its own order (`VectorTile`).
 
 import Glibc
 
@@ -31,6 +32,16 @@ enum Projection {
         @inline(__always) static func lng(x: Double) -> Double { x * 360 - 180 }
         @inline(__always) static func lat(y: Double) -> Double {
             360 / Double.pi * atan(exp((180 - y * 360) * Double.pi / 180)) - 90
+        }
+    }
+
+    /// vector-tile-js's `toGeoJSON(x, y, z)`: a position (px, py) of a tile whose origin is
+    /// (x0, y0) = extent · (x, y) in a world `size` = extent · 2^z wide.
+    enum VectorTile {
+        @inline(__always) static func lngLat(_ px: Double, _ py: Double, x0: Double, y0: Double,
+                                             size: Double) -> (lng: Double, lat: Double) {
+            let y2 = 180 - (py + y0) * 360 / size
+            return ((px + x0) * 360 / size - 180, 360 / Double.pi * atan(exp(y2 * Double.pi / 180)) - 90)
         }
     }
 }

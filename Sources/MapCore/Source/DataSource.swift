@@ -131,6 +131,8 @@ public final class SourceSnapshot: Sendable {
     let indexed: [Int]
     /// The cluster index over the indexed features when clustering is on.
     public let clusters: Supercluster?
+    /// The geojson-vt index of the indexed features, made on the first tile request.
+    let tiles = LazyTileIndex()
 
     init(options: DataSourceOptions, features: [Feature]) throws(MapCoreError) {
         self.options = options

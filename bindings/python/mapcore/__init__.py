@@ -28,6 +28,8 @@ from ._lib import (
 )
 from .cluster import ClusterItem, Supercluster
 from .source import DataSource
+from .tile import TileIndex
+from .vector_tile import decode_mvt
 from .expression import Expression, Filter, Predicate
 from .format import Format, format_from_json, format_to_json
 from . import builders
@@ -54,6 +56,8 @@ __all__ = [
     "MapCoreIOError",
     "NotFoundError",
     "Supercluster",
+    "TileIndex",
+    "decode_mvt",
     "EvaluationError",
     "Expression",
     "ExpressionError",

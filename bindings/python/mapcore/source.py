@@ -2,7 +2,7 @@
 import ctypes
 import json
 
-from ._lib import MC_E_NOT_FOUND, Buf, Handle, check, lib, take_text, _declare, c_double_p, c_size_p
+from ._lib import MC_E_NOT_FOUND, Buf, Handle, check, lib, take_bytes, take_text, _declare, c_double_p, c_size_p
 from .cluster import _IndexView, _bbox, _cluster_properties_json, _expression_json, _features, _options_bytes
 from .geojson import as_geojson
 
@@ -25,6 +25,8 @@ _declare("mc_source_get", ctypes.c_int, _p, ctypes.c_char_p, ctypes.c_size_t, ct
 _declare("mc_source_to_geojson", ctypes.c_int, _p, ctypes.c_uint32, _bufp)
 _declare("mc_source_get_clusters", ctypes.c_int, _p, c_double_p, ctypes.c_double, ctypes.c_uint32, _bufp)
 _declare("mc_source_cluster_index", ctypes.c_int, _p, _pp)
+_declare("mc_source_get_tile", ctypes.c_int, _p, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_uint32, _bufp)
+_declare("mc_source_get_tile_mvt", ctypes.c_int, _p, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_char_p, _bufp)
 
 
 class DataSource(Handle):
@@ -150,8 +152,13 @@ class DataSource(Handle):
         return _IndexView._adopt(handle)
 
     def tile(self, z, x, y):
-        with self.cluster_index() as index:
-            return index.get_tile(z, x, y)
+        """The tile z/x/y as MapLibre Native's GeoJSON source makes it (source.h): geojson-vt's
+        tile object as a dict (supercluster's tile when clustering), None where there is none."""
+        return json.loads(take_text(lambda buf: lib.mc_source_get_tile(self._handle, z, x, y, 0, buf)))
+
+    def tile_mvt(self, z, x, y, layer="geojson"):
+        """The same tile as Mapbox Vector Tile bytes with one layer (extent 8192); b"" for none."""
+        return take_bytes(lambda buf: lib.mc_source_get_tile_mvt(self._handle, z, x, y, layer.encode(), buf))
 
     def children(self, cluster_id):
         with self.cluster_index() as index:

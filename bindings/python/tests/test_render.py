@@ -135,9 +135,16 @@ def test_points_render_as_maplibre_renders_its_geojson_source(pool, bbox):
     assert _differing(a, b) <= MAX_DIFFERING
 
 
+# MapLibre Native's clustered GeoJSON source aborts the process on a feature without geometry
+# (supercluster-cpp reads every geometry as a point: mapbox::util::bad_variant_access), and
+# places.json has one; MapCore skips it, as supercluster does. The comparison leaves it out.
+LOCATED_PLACES = {"type": "FeatureCollection", "features": [f for f in PLACES["features"] if f["geometry"]]}
+
+
 @pytest.mark.parametrize("bbox", [(-180, -80, 180, 80), (100, -50, 180, 10)])
 def test_clusters_render_as_maplibre_renders_its_clustered_source(pool, bbox):
-    a, b = _render_both(pool, PLACES, ("circle",), bbox, source_options={"cluster": True, "clusterRadius": 50})
+    a, b = _render_both(pool, LOCATED_PLACES, ("circle",), bbox,
+                        source_options={"cluster": True, "clusterRadius": 50})
     assert _drawn(a) > 0.005
     assert _differing(a, b) <= MAX_DIFFERING
 

@@ -1,0 +1,62 @@
+// Source: a data source's tiles, as MapLibre Native's GeoJSON source makes them inside the
+// renderer (style/sources/geojson_source_impl.cpp, GeoJSONData::create): clustered sources from
+// the cluster index (supercluster's getTile), others cut by geojson-vt with options derived
+// from the source's, on 8192-wide tiles.
+
+/// What a source tile is cut with.
+public enum SourceTiling {
+    /// MapLibre's tile extent (util::EXTENT).
+    public static let extent = 8192
+    /// The source options are in pixels of a 512-pixel tile; tiles are `extent` wide.
+    static let scale = Double(extent) / 512
+}
+
+extension DataSourceOptions {
+    /// geojson-vt's options as MapLibre Native derives them: maxZoom = the source's maxZoom
+    /// (at most geojson-vt's 24), extent 8192, buffer = round(buffer · 16), tolerance =
+    /// tolerance · 16, lineMetrics. Ids are not promoted or generated here: the source already
+    /// gave its features their ids.
+    public var tilingOptions: TilingOptions {
+        var o = TilingOptions()
+        o.maxZoom = min(maxZoom, TilingOptions.maxAllowedZoom)
+        o.extent = Double(SourceTiling.extent)
+        o.buffer = (Double(buffer) * SourceTiling.scale).jsRounded
+        o.tolerance = tolerance * SourceTiling.scale
+        o.lineMetrics = lineMetrics
+        return o
+    }
+}
+
+/// A snapshot's tile index, made on the first tile request (a source that is never tiled never
+/// pays for it) and kept with the snapshot, so the tiles of one state agree.
+final class LazyTileIndex: @unchecked Sendable {
+    private let lock = Lock()
+    private var index: TileIndex?
+
+    func get(_ make: () throws(MapCoreError) -> TileIndex) throws(MapCoreError) -> TileIndex {
+        try lock.withLock { () throws(MapCoreError) -> TileIndex in
+            if let index { return index }
+            let made = try make()
+            index = made
+            return made
+        }
+    }
+}
+
+extension SourceSnapshot {
+    /// The tile z/x/y's features in tile coordinates (extent 8192), nil where there is no tile:
+    /// supercluster's tile of the cluster index when clustering, else geojson-vt's tile of the
+    /// features that pass the filter.
+    public func tile(z: Int, x: Int, y: Int) throws(MapCoreError) -> [TileFeature]? {
+        if let clusters {
+            guard z >= 0, z <= 40, (0..<(1 << z)).contains(x), (0..<(1 << z)).contains(y) else { return nil }
+            let items = try clusters.tile(z: z, x: x, y: y)
+            return items.isEmpty ? nil : clusters.tileFeatures(items)
+        }
+        let index = try tiles.get { () throws(MapCoreError) in
+            let input = indexed.count == features.count ? features : indexed.map { features[$0] }
+            return try TileIndex(.featureCollection(FeatureCollection(features: input)), options: options.tilingOptions)
+        }
+        return index.tile(z: z, x: x, y: y)
+    }
+}
