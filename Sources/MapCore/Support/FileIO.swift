@@ -1,4 +1,4 @@
-// Support: reading whole files without Foundation (the shipped library must not link it).
+// Support: reading and writing whole files without Foundation (the shipped library must not link it).
 import Glibc
 
 public enum FileIO {
@@ -25,6 +25,25 @@ public enum FileIO {
             }
             bytes.removeLast(chunk - readCount)
             if readCount == 0 { return bytes }
+        }
+    }
+
+    /// Writes `bytes` to the file at `path` (created or truncated), or to standard output for "-".
+    public static func write(path: String, bytes: [UInt8]) throws(MapCoreError) {
+        let fd = path == "-" ? 1 : open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { throw ioError("Cannot create \(path)") }
+        defer { if fd != 1 { close(fd) } }
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
+                return Glibc.write(fd, base + written, raw.count - written)
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ioError("Cannot write \(path)")
+            }
+            written += n
         }
     }
 

@@ -49,7 +49,6 @@ extension VectorTile {
         let size = tile.map { extent * Double(1 << $0.z) } ?? 0
         let x0 = tile.map { extent * Double($0.x) } ?? 0, y0 = tile.map { extent * Double($0.y) } ?? 0
         func position(_ p: (x: Int64, y: Int64)) {
-            w.element()
             w.openArray(inline: true)
             if tile != nil {
                 let (lng, lat) = Projection.VectorTile.lngLat(Double(p.x), Double(p.y), x0: x0, y0: y0, size: size)
@@ -64,7 +63,7 @@ extension VectorTile {
         func line(_ ring: [(x: Int64, y: Int64)]) {
             w.element()
             w.openArray(inline: true)
-            for p in ring { position(p) }
+            for p in ring { w.element(); position(p) }
             w.closeArray()
         }
         func geometry(_ type: StaticString, _ body: () -> Void) {
@@ -79,13 +78,13 @@ extension VectorTile {
             // Each ring of a point geometry is one position (its first).
             let points = rings.compactMap { $0.first }
             if points.count == 1 {
-                geometry("Point") { w.openArray(inline: true); position(points[0]); w.closeArray() }
+                geometry("Point") { position(points[0]) }
             } else {
-                geometry("MultiPoint") { w.openArray(); for p in points { position(p) }; w.closeArray() }
+                geometry("MultiPoint") { w.openArray(); for p in points { w.element(); position(p) }; w.closeArray() }
             }
         case 2:
             if rings.count == 1 {
-                geometry("LineString") { w.openArray(); for p in rings[0] { position(p) }; w.closeArray() }
+                geometry("LineString") { w.openArray(); for p in rings[0] { w.element(); position(p) }; w.closeArray() }
             } else {
                 geometry("MultiLineString") { w.openArray(); for r in rings { line(r) }; w.closeArray() }
             }

@@ -9,7 +9,8 @@ struct MapCoreCommand: ParsableCommand {
         commandName: "mapcore",
         abstract: "MapCore: GeoJSON, geometry and map logic from the command line.",
         version: "\(MapCoreVersion.string)",
-        subcommands: [Info.self, BBox.self, Hull.self, Eval.self, Filter.self, Cluster.self, Conformance.self]
+        subcommands: [Info.self, BBox.self, Hull.self, Eval.self, Filter.self, Cluster.self, Tile.self, DecodeMVT.self,
+                      Conformance.self]
     )
 }
 
