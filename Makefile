@@ -60,10 +60,10 @@ demo: build venv
 	@$(CLI) cluster data/places.geojson --stats
 	@echo "== mapcore cluster data/places.geojson --zoom 1 --bbox 100,-60,-100,10 --properties '{\"ranks\": [\"+\", [\"get\", \"scalerank\"]]}'"
 	@$(CLI) cluster data/places.geojson --zoom 1 --bbox 100,-60,-100,10 --properties '{"ranks": ["+", ["get", "scalerank"]]}' --pretty
-	@echo "== mapcore tile Tests/fixtures/geojson-vt/us-states.json 9/148/192   (geojson-vt's tile: Pennsylvania clipped)"
-	@$(CLI) tile Tests/fixtures/geojson-vt/us-states.json 9/148/192
-	@echo "== mapcore tile data/places.geojson 1/1/0 --source '{\"cluster\": true}' --mvt $(BUILD)/places-1-1-0.mvt; mapcore decode-mvt ... --tile 1/1/0"
-	@$(CLI) tile data/places.geojson 1/1/0 --source '{"cluster": true}' --mvt $(BUILD)/places-1-1-0.mvt
+	@echo "== mapcore tile Tests/fixtures/geojson-vt/us-states.json 9 148 192   (geojson-vt's tile: Pennsylvania clipped)"
+	@$(CLI) tile Tests/fixtures/geojson-vt/us-states.json 9 148 192
+	@echo "== mapcore tile data/places.geojson 1 1 0 --source '{\"cluster\": true}' --mvt --output $(BUILD)/places-1-1-0.mvt; mapcore decode-mvt ... --tile 1/1/0"
+	@$(CLI) tile data/places.geojson 1 1 0 --source '{"cluster": true}' --mvt --output $(BUILD)/places-1-1-0.mvt
 	@$(CLI) decode-mvt $(BUILD)/places-1-1-0.mvt --tile 1/1/0 | cut -c1-300
 	@echo "== the same from Python"
 	@$(PY) examples/python/demo.py data/places.geojson

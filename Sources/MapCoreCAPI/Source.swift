@@ -155,8 +155,8 @@ public func mc_source_get_tile(_ handle: OpaquePointer?, _ z: Int32, _ x: Int32,
         let source = try sourceHandle(handle)
         let out = try required(out, "out")
         let pretty = try serializeFlags(flags)
-        let features = try source.snapshot.tile(z: Int(z), x: Int(x), y: Int(y))
-        try fill(out, with: TileFeature.tileJSON(features, pretty: pretty))
+        let t = try tileArgument(z, x, y)
+        try fill(out, with: TileFeature.tileJSON(try source.snapshot.tile(z: t.z, x: t.x, y: t.y), pretty: pretty))
     }
 }
 
@@ -167,8 +167,7 @@ public func mc_source_get_tile_mvt(_ handle: OpaquePointer?, _ z: Int32, _ x: In
         let source = try sourceHandle(handle)
         let out = try required(out, "out")
         let name = try layerName(layer)
-        let features = try source.snapshot.tile(z: Int(z), x: Int(x), y: Int(y)) ?? []
-        try fill(out, with: features.isEmpty ? [] : VectorTileEncoder.encode(layer: name, extent: SourceTiling.extent,
-                                                                             features: features))
+        let t = try tileArgument(z, x, y)
+        try fill(out, with: try source.snapshot.tileMVT(z: t.z, x: t.x, y: t.y, layer: name))
     }
 }

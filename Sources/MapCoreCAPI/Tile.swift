@@ -7,6 +7,14 @@ private func tileIndex(_ handle: OpaquePointer?) throws(MapCoreError) -> TileInd
     return h
 }
 
+/// A tile argument: z in 0…24 (geojson-vt's zooms), x and y in 0..<2^z.
+func tileArgument(_ z: Int32, _ x: Int32, _ y: Int32) throws(MapCoreError) -> (z: Int, x: Int, y: Int) {
+    guard (0...Int32(TilingOptions.maxAllowedZoom)).contains(z), x >= 0, y >= 0, x < 1 << z, y < 1 << z else {
+        throw MapCoreError(.invalidArgument, "Tile \(z)/\(x)/\(y) is not a tile: z in 0...24, x and y in 0..<2^z.")
+    }
+    return (Int(z), Int(x), Int(y))
+}
+
 /// The layer name argument of the MVT functions: NULL for "geojson".
 func layerName(_ name: UnsafePointer<CChar>?) throws(MapCoreError) -> String {
     guard let name else { return "geojson" }
@@ -39,7 +47,8 @@ public func mc_tile_index_get_tile(_ handle: OpaquePointer?, _ z: Int32, _ x: In
         let index = try tileIndex(handle)
         let out = try required(out, "out")
         let pretty = try serializeFlags(flags)
-        try fill(out, with: TileFeature.tileJSON(index.tile(z: Int(z), x: Int(x), y: Int(y)), pretty: pretty))
+        let t = try tileArgument(z, x, y)
+        try fill(out, with: TileFeature.tileJSON(index.tile(z: t.z, x: t.x, y: t.y), pretty: pretty))
     }
 }
 
@@ -50,10 +59,8 @@ public func mc_tile_index_get_tile_mvt(_ handle: OpaquePointer?, _ z: Int32, _ x
         let index = try tileIndex(handle)
         let out = try required(out, "out")
         let name = try layerName(layer)
-        let features = index.tile(z: Int(z), x: Int(x), y: Int(y)) ?? []
-        let bytes = features.isEmpty ? [] : VectorTileEncoder.encode(layer: name, extent: Int(index.options.extent),
-                                                                      features: features)
-        try fill(out, with: bytes)
+        let t = try tileArgument(z, x, y)
+        try fill(out, with: index.mvt(z: t.z, x: t.x, y: t.y, layer: name))
     }
 }
 

@@ -3,7 +3,7 @@
 import ArgumentParser
 import MapCore
 
-/// "z/x/y" as three integers.
+/// "z/x/y" as three integers (decode-mvt's --tile).
 private func tileCoordinate(_ text: String) throws -> (z: Int, x: Int, y: Int) {
     let parts = text.split(separator: "/").compactMap { Int($0) }
     guard parts.count == 3 else { throw ValidationError("A tile is z/x/y, e.g. 7/37/48 (got \(text)).") }
@@ -17,44 +17,43 @@ private func parseOptions(_ text: String?, _ flag: String) throws -> JSONValue {
 
 struct Tile: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Cut one tile of a GeoJSON file as geojson-vt does; print its tile JSON or write it as MVT.")
+        abstract: "Cut one tile of a GeoJSON file as geojson-vt does; print its tile JSON, or write it as MVT.")
 
     @OptionGroup var input: InputOptions
-    @Argument(help: "The tile as z/x/y, e.g. 7/37/48.") var tile: String
-    @Option(help: "geojson-vt options as JSON (maxZoom, buffer, extent, tolerance, lineMetrics, ...).")
+    @Argument(help: "Zoom.") var z: Int
+    @Argument(help: "Column.") var x: Int
+    @Argument(help: "Row.") var y: Int
+    @Option(help: """
+        geojson-vt options as JSON (maxZoom, buffer, extent, tolerance, lineMetrics, compatibility, ...).
+        """)
     var options: String?
     @Option(help: """
-        Tile as MapLibre Native's GeoJSON source does, with these SDK source options as JSON \
-        (e.g. '{"cluster": true}'); extent 8192.
+        Tile as a data source with these SDK options (JSON, e.g. '{"cluster": true}') does: \
+        MapLibre Native's GeoJSON source's tiles, extent 8192.
         """)
     var source: String?
-    @Option(help: "Write a Mapbox Vector Tile to this file (- for standard output) instead of JSON.")
-    var mvt: String?
+    @Flag(help: "Write the tile as a Mapbox Vector Tile (to standard output unless --output).") var mvt = false
+    @Option(help: "Write to this file instead of standard output.") var output: String?
     @Option(help: "Layer name of the vector tile.") var layer = "geojson"
     @Flag(help: "Pretty-print the JSON.") var pretty = false
 
     func run() throws {
-        let (z, x, y) = try tileCoordinate(tile)
+        guard (0...TilingOptions.maxAllowedZoom).contains(z), (0..<(1 << z)).contains(x), (0..<(1 << z)).contains(y)
+        else { throw ValidationError("\(z)/\(x)/\(y) is not a tile: z in 0...24, x and y in 0..<2^z.") }
         let data = try input.load()
-        let features: [TileFeature]?
-        let extent: Int
+        let bytes: [UInt8]
         if let source {
             let s = try DataSource(options: try DataSourceOptions(json: try parseOptions(source, "--source")))
             try s.add(data)
-            features = try s.snapshot.tile(z: z, x: x, y: y)
-            extent = SourceTiling.extent
+            let snapshot = s.snapshot
+            bytes = mvt ? try snapshot.tileMVT(z: z, x: x, y: y, layer: layer)
+                        : TileFeature.tileJSON(try snapshot.tile(z: z, x: x, y: y), pretty: pretty) + [0x0A]
         } else {
-            let o = try TilingOptions(json: try parseOptions(options, "--options"))
-            features = try TileIndex(data, options: o).tile(z: z, x: x, y: y)
-            extent = Int(o.extent)
+            let index = try TileIndex(data, options: try TilingOptions(json: try parseOptions(options, "--options")))
+            bytes = mvt ? index.mvt(z: z, x: x, y: y, layer: layer)
+                        : TileFeature.tileJSON(index.tile(z: z, x: x, y: y), pretty: pretty) + [0x0A]
         }
-        if let mvt {
-            let bytes = (features ?? []).isEmpty ? [] : VectorTileEncoder.encode(layer: layer, extent: extent,
-                                                                                 features: features ?? [])
-            try FileIO.write(path: mvt, bytes: bytes)
-        } else {
-            print(String(decoding: TileFeature.tileJSON(features, pretty: pretty), as: UTF8.self))
-        }
+        try FileIO.write(path: output ?? "-", bytes: bytes)
     }
 }
 

@@ -161,7 +161,7 @@ int main(int argc, char **argv) {
         auto square = mapcore::GeoJSON::parse(
             R"({"type":"Polygon","coordinates":[[[42.1875,57.32652122521708],[47.8125,57.32652122521708],)"
             R"([47.8125,54.16243396806781],[42.1875,54.16243396806781],[42.1875,57.32652122521708]]]})");
-        mapcore::TileIndex tiles(square, R"({"buffer": 1024})");
+        mapcore::GeoJSONVT tiles(square, R"({"buffer": 1024})");
         CHECK(tiles.tile(5, 19, 9).find("[[[3072,3072],[5120,3072],[5120,5120],[3072,5120],[3072,3072]]]") !=
               std::string::npos);
         CHECK(tiles.tile(5, 0, 0) == "null");

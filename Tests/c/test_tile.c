@@ -32,18 +32,16 @@ static void test_us_states(void) {
     CHECK(text_contains(&buf, "[[[-64,4160],[-64,-64],[4160,-64],[4160,4160],[-64,4160]]]"));
     CHECK(text_contains(&buf, "\"name\":\"Pennsylvania\"") && text_contains(&buf, "\"density\":284.3"));
     mc_buf_dispose(&buf);
-    /* No tile there, and out of range: "null", as geojson-vt returns null. */
+    /* No tile there: "null", as geojson-vt returns null; not a tile at all: an error. */
     CHECK_STATUS(mc_tile_index_get_tile(index, 11, 800, 400, 0, &buf), MC_OK);
     CHECK(buf.data && strcmp(buf.data, "null") == 0);
     mc_buf_dispose(&buf);
-    CHECK_STATUS(mc_tile_index_get_tile(index, 25, 200, 200, 0, &buf), MC_OK);
-    CHECK(buf.data && strcmp(buf.data, "null") == 0);
-    mc_buf_dispose(&buf);
-    CHECK_STATUS(mc_tile_index_get_tile(index, -5, 123, 400, 0, &buf), MC_OK);
-    CHECK(buf.data && strcmp(buf.data, "null") == 0);
-    mc_buf_dispose(&buf);
+    CHECK_STATUS(mc_tile_index_get_tile(index, 25, 200, 200, 0, &buf), MC_E_INVALID_ARGUMENT);
+    CHECK_STATUS(mc_tile_index_get_tile(index, -5, 123, 400, 0, &buf), MC_E_INVALID_ARGUMENT);
+    CHECK_STATUS(mc_tile_index_get_tile(index, 2, 4, 0, 0, &buf), MC_E_INVALID_ARGUMENT);
+    CHECK_STATUS(mc_tile_index_get_tile_mvt(index, 2, 0, -1, NULL, &mvt), MC_E_INVALID_ARGUMENT);
     CHECK_STATUS(mc_tile_index_stats(index, 0, &buf), MC_OK);
-    CHECK(text_contains(&buf, "\"total\":37"));
+    CHECK(text_contains(&buf, "\"total\":37") && text_contains(&buf, "\"compatibility\":\"geojson-vt\""));
     mc_buf_dispose(&buf);
 
     /* The same tile as MVT, decoded again: one polygon with its properties; the string id "42"

@@ -435,23 +435,23 @@ private:
 
 /// geojson-vt's tile index over GeoJSON (include/mapcore/tile.h). Options are JSON with
 /// geojson-vt's names ({"maxZoom": 14, "buffer": 64, ...}). Move-only; freed by the destructor.
-class TileIndex {
+class GeoJSONVT {
 public:
-    explicit TileIndex(const GeoJSON &data, std::string_view options_json = {}) {
+    explicit GeoJSONVT(const GeoJSON &data, std::string_view options_json = {}) {
         detail::check(mc_tile_index_new(data.get(), options_json.empty() ? nullptr : options_json.data(),
                                         options_json.size(), &handle_));
     }
-    TileIndex(TileIndex &&other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
-    TileIndex &operator=(TileIndex &&other) noexcept {
+    GeoJSONVT(GeoJSONVT &&other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+    GeoJSONVT &operator=(GeoJSONVT &&other) noexcept {
         if (this != &other) {
             mc_tile_index_free(handle_);
             handle_ = std::exchange(other.handle_, nullptr);
         }
         return *this;
     }
-    TileIndex(const TileIndex &) = delete;
-    TileIndex &operator=(const TileIndex &) = delete;
-    ~TileIndex() { mc_tile_index_free(handle_); }
+    GeoJSONVT(const GeoJSONVT &) = delete;
+    GeoJSONVT &operator=(const GeoJSONVT &) = delete;
+    ~GeoJSONVT() { mc_tile_index_free(handle_); }
 
     /// geojson-vt's tile object as JSON text, or "null" where geojson-vt returns null.
     std::string tile(int z, int x, int y, bool pretty = false) const {

@@ -42,6 +42,9 @@ typedef struct mc_source mc_source;
  *   generateId         false    give each added feature a new integer id
  *   promoteId          null     a property whose value becomes the feature id
  *   filter             null     an expression or legacy filter
+ *   tileCompatibility  "maplibre-native"  whose tiles mc_source_get_tile makes: MapLibre
+ *                               Native's GeoJSON source's, or "geojson-vt" (JS 4.0.2's); see
+ *                               the compatibility option in mapcore/tile.h
  * Features failing the filter stay in the source but are left out of the index and of
  * mc_source_get_clusters. The cluster index uses GL JS's derivation: extent 8192, radius =
  * clusterRadius * 16. buffer, tolerance and lineMetrics shape the tiles (mc_source_get_tile).
@@ -115,12 +118,13 @@ MC_API int mc_source_cluster_index(mc_source *source, mc_cluster_index **out);
  *     (cluster, cluster_id, point_count, point_count_abbreviated, clusterProperties).
  *   - otherwise: geojson-vt's getTile with maxZoom = the source's maxZoom (at most 24), extent
  *     8192, buffer = round(buffer * 16), tolerance = tolerance * 16, lineMetrics; indexMaxZoom 5
- *     and indexMaxPoints 100000 as geojson-vt's defaults. Ids are the source's own (promoteId and
- *     generateId were applied when the features were added).
+ *     and indexMaxPoints 100000 as geojson-vt's defaults; compatibility = tileCompatibility.
+ *     Ids are the source's own (promoteId and generateId were applied when the features were
+ *     added; MapLibre Native passes neither to geojson-vt).
  * The geojson-vt index of a state is made on its first tile request and kept with that state;
  * a write makes a new state, whose index is made again when asked for.
  * JSON: geojson-vt's tile object (mapcore/tile.h), or "null" where there is no tile (z beyond
- * maxZoom, nothing there, z/x/y outside the grid). */
+ * maxZoom, nothing there). z outside 0..24 or x, y outside 0..2^z-1: MC_E_INVALID_ARGUMENT. */
 MC_API int mc_source_get_tile(mc_source *source, int z, int x, int y, uint32_t flags, mc_buf *out);
 
 /* The same tile as a Mapbox Vector Tile 2.1 with one layer named `layer` (NULL: "geojson"),

@@ -41,6 +41,10 @@ typedef struct mc_tile_index mc_tile_index;
  *   lineMetrics        false    keep each line whole and write mapbox_clip_start/_end
  *   promoteId          null     a property whose value becomes the tile feature id
  *   generateId         false    give each feature its input index as tile feature id
+ *   compatibility      "geojson-vt"  "geojson-vt": geojson-vt JS 4.0.2's tiles (its tests');
+ *                               "maplibre-native": MapLibre Native's (geojson-vt-cpp 6.6.5's
+ *                               simplification tie-break, MVT written as version 1 so that
+ *                               MapLibre Native fixes polygons up as for its own GeoJSON tiles)
  * `data` is not retained (the index keeps its own projected copy). Unknown keys and bad values:
  * MC_E_INVALID_ARGUMENT naming the option (promoteId and generateId together included). */
 MC_API int mc_tile_index_new(const mc_geojson *data, const char *options_json, size_t len,
@@ -54,12 +58,14 @@ MC_API void mc_tile_index_free(mc_tile_index *index);
  * with geometry in integer tile coordinates (type 1: [[x,y],...]; 2 and 3: [[[x,y],...],...],
  * rings closed, outer rings clockwise in tile coordinates), tags = the feature's properties
  * (null when it has none), id only when the feature has one. The text "null" where geojson-vt
- * returns null: no tile there and no ancestor to cut it from, z outside 0..24, y outside
- * 0..2^z-1. x wraps around the world (x mod 2^z) as geojson-vt's does. */
+ * returns null (no tile there and no ancestor to cut it from, z beyond maxZoom): an empty tile is
+ * not an error. z outside 0..24 or x, y outside 0..2^z-1: MC_E_INVALID_ARGUMENT (geojson-vt
+ * returns null for such z and wraps x). */
 MC_API int mc_tile_index_get_tile(mc_tile_index *index, int z, int x, int y, uint32_t flags, mc_buf *out);
 
 /* The same tile as a Mapbox Vector Tile 2.1 with one layer named `layer` (UTF-8, NUL-terminated;
- * NULL for "geojson"), extent = the index's extent. Feature ids: non-negative integers only (MVT
+ * NULL for "geojson"), extent = the index's extent, layer version 2 (1 with compatibility
+ * "maplibre-native"). Arguments as for mc_tile_index_get_tile. Feature ids: non-negative integers only (MVT
  * ids are uint64; other ids are left out). Properties: strings, numbers (integers as int/uint,
  * others as double) and booleans as MVT values; null properties are left out; arrays and objects
  * are written as their JSON text, as MapLibre and vt-pbf do. An empty tile is an empty buffer

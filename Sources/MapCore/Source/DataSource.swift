@@ -29,6 +29,9 @@ public struct DataSourceOptions: Sendable {
     public var promoteId: String? = nil
     /// Features failing it are kept in the source but left out of the index and the queries.
     public var filter: StyleExpression? = nil
+    /// Whose tiles `SourceSnapshot.tile` reproduces: MapLibre Native's GeoJSON source's, or
+    /// geojson-vt JS's (see `TilingOptions.Compatibility`).
+    public var tileCompatibility = TilingOptions.Compatibility.maplibreNative
 
     public init() {}
 
@@ -53,6 +56,8 @@ public struct DataSourceOptions: Sendable {
             case "filter":
                 if v == .null { filter = nil; continue }
                 filter = try StyleExpression.compiled(v, spec: .filter, legacyFilters: true, what: "filter")
+            case "tileCompatibility":
+                tileCompatibility = try TilingOptions.Compatibility(option: key, v, r)
             default:
                 throw r.unknown(key)
             }
@@ -74,6 +79,7 @@ public struct DataSourceOptions: Sendable {
         o["generateId"] = .bool(generateId)
         o["promoteId"] = promoteId.map { .string($0) } ?? .null
         o["filter"] = filter?.serialize() ?? .null
+        o["tileCompatibility"] = .string(tileCompatibility.rawValue)
         return .object(o)
     }
 

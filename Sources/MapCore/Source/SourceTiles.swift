@@ -14,7 +14,8 @@ public enum SourceTiling {
 extension DataSourceOptions {
     /// geojson-vt's options as MapLibre Native derives them: maxZoom = the source's maxZoom
     /// (at most geojson-vt's 24), extent 8192, buffer = round(buffer · 16), tolerance =
-    /// tolerance · 16, lineMetrics. Ids are not promoted or generated here: the source already
+    /// tolerance · 16, lineMetrics; `tileCompatibility` (MapLibre Native's simplification and
+    /// polygon fix-up by default). Ids are not promoted or generated here: the source already
     /// gave its features their ids.
     public var tilingOptions: TilingOptions {
         var o = TilingOptions()
@@ -23,6 +24,7 @@ extension DataSourceOptions {
         o.buffer = (Double(buffer) * SourceTiling.scale).jsRounded
         o.tolerance = tolerance * SourceTiling.scale
         o.lineMetrics = lineMetrics
+        o.compatibility = tileCompatibility
         return o
     }
 }
@@ -58,5 +60,13 @@ extension SourceSnapshot {
             return try TileIndex(.featureCollection(FeatureCollection(features: input)), options: options.tilingOptions)
         }
         return index.tile(z: z, x: x, y: y)
+    }
+
+    /// The tile as a Mapbox Vector Tile with one layer, extent 8192; no bytes where there is no
+    /// tile or it has no features.
+    public func tileMVT(z: Int, x: Int, y: Int, layer: String) throws(MapCoreError) -> [UInt8] {
+        guard let features = try tile(z: z, x: x, y: y), !features.isEmpty else { return [] }
+        return VectorTileEncoder.encode(layer: layer, extent: SourceTiling.extent, features: features,
+                                        version: options.tileCompatibility.mvtVersion)
     }
 }

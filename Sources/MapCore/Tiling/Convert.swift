@@ -123,7 +123,7 @@ enum Convert {
             guard !c.isEmpty else { return ProjectedLine() }
             let last = c.count - 3
             c[2] = 1
-            Simplify.mark(&c, first: 0, last: last, sqTolerance: sqTolerance)
+            Simplify.mark(&c, first: 0, last: last, sqTolerance: sqTolerance, tieBreak: options.compatibility)
             c[last + 2] = 1
             let total = abs(size)
             return ProjectedLine(coords: c, size: total, start: 0, end: total)

@@ -6,13 +6,20 @@ enum Simplify {
     /// Marks the importance of the vertices strictly between the triples at `first` and `last`
     /// (array indexes of their x). geojson-vt recurses; the ranges are independent, so an
     /// explicit stack gives the same marks without a stack depth that input could choose.
-    static func mark(_ coords: inout [Double], first: Int, last: Int, sqTolerance: Double) {
+    ///
+    /// `tieBreak` picks among equally distant pivots: geojson-vt 4.0.2 measures the distance to
+    /// the middle in array offsets (three per vertex) from the range's start; geojson-vt-cpp
+    /// 6.6.5, which MapLibre Native vendors, in vertex indexes from the range's length alone
+    /// (`mid = (last - first) >> 1`, fixed after 6.6.5). They differ only between equal distances.
+    static func mark(_ coords: inout [Double], first: Int, last: Int, sqTolerance: Double,
+                     tieBreak: TilingOptions.Compatibility = .geojsonVT) {
         var stack = [(first, last)]
+        let cpp = tieBreak == .maplibreNative
         coords.withUnsafeMutableBufferPointer { c in
             while let (first, last) = stack.popLast() {
                 var maxSqDist = sqTolerance
-                let mid = first + ((last - first) >> 1)
-                var minPosToMid = last - first
+                let mid = cpp ? (last - first) / 3 >> 1 : first + ((last - first) >> 1)
+                var minPosToMid = cpp ? (last - first) / 3 : last - first
                 var index = -1
                 let ax = c[first], ay = c[first + 1], bx = c[last], by = c[last + 1]
                 var i = first + 3
@@ -24,7 +31,7 @@ enum Simplify {
                     } else if d == maxSqDist {
                         // geojson-vt's tie-break: the pivot nearest the middle keeps degenerate
                         // (collinear, equidistant) input shallow.
-                        let posToMid = abs(i - mid)
+                        let posToMid = abs((cpp ? i / 3 : i) - mid)
                         if posToMid < minPosToMid {
                             index = i
                             minPosToMid = posToMid

@@ -101,4 +101,12 @@ public final class TileIndex: @unchecked Sendable {
 
     /// Tiles made so far (geojson-vt's `total`) and their coordinates in the order made.
     public var madeTiles: [(z: Int, x: Int, y: Int)] { lock.withLock { tileCoords } }
+
+    /// The tile as a Mapbox Vector Tile with one layer (version per `options.compatibility`);
+    /// no bytes where there is no tile or it has no features.
+    public func mvt(z: Int, x: Int, y: Int, layer: String) -> [UInt8] {
+        guard let features = tile(z: z, x: x, y: y), !features.isEmpty else { return [] }
+        return VectorTileEncoder.encode(layer: layer, extent: Int(options.extent), features: features,
+                                        version: options.compatibility.mvtVersion)
+    }
 }

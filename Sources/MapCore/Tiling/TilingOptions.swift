@@ -21,6 +21,27 @@ public struct TilingOptions: Sendable, Equatable {
     public var promoteId: String? = nil
     /// Each feature's index in the input becomes its tile feature's id.
     public var generateId = false
+    /// Whose tiles to reproduce (MapCore's option, not geojson-vt's; see `Compatibility`).
+    public var compatibility = Compatibility.geojsonVT
+
+    /// geojson-vt JS 4.0.2 (its tests' tiles), or what MapLibre Native's GeoJSON source makes:
+    /// geojson-vt-cpp 6.6.5's simplification tie-break, and vector tiles written as MVT version
+    /// 1, which tells MapLibre Native to fix polygons up as it fixes the polygons of its own
+    /// GeoJSON tiles (it does not for version 2).
+    public enum Compatibility: String, Sendable, CaseIterable {
+        case geojsonVT = "geojson-vt"
+        case maplibreNative = "maplibre-native"
+
+        /// The MVT layer version the tiles are written with.
+        public var mvtVersion: Int { self == .maplibreNative ? 1 : 2 }
+
+        init(option key: String, _ value: JSONValue, _ r: OptionReader) throws(MapCoreError) {
+            guard let s = value.stringValue, let c = Compatibility(rawValue: s) else {
+                throw r.bad(key, "\"geojson-vt\" or \"maplibre-native\"")
+            }
+            self = c
+        }
+    }
 
     public init() {}
 
@@ -42,6 +63,7 @@ public struct TilingOptions: Sendable, Equatable {
             case "lineMetrics": lineMetrics = try r.bool(key, v)
             case "promoteId": promoteId = try r.stringOrNull(key, v, "a property name or null")
             case "generateId": generateId = try r.bool(key, v)
+            case "compatibility": compatibility = try Compatibility(option: key, v, r)
             case "debug": _ = try r.int(key, v, 0...2)
             default: throw r.unknown(key)
             }
@@ -73,6 +95,7 @@ public struct TilingOptions: Sendable, Equatable {
         o["lineMetrics"] = .bool(lineMetrics)
         o["promoteId"] = promoteId.map { .string($0) } ?? .null
         o["generateId"] = .bool(generateId)
+        o["compatibility"] = .string(compatibility.rawValue)
         return .object(o)
     }
 }

@@ -5,10 +5,12 @@
 public enum VectorTileEncoder {
     /// One layer named `name` holding `features` (tile coordinates of a tile `extent` wide).
     /// MVT ids are uint64: a feature id that is a non-negative integer is written, others are
-    /// left out. Coordinates are clamped to the sint32 range a tile can hold.
-    public static func encode(layer name: String, extent: Int, features: [TileFeature]) -> [UInt8] {
+    /// left out. Coordinates are clamped to the sint32 range a tile can hold. `version` is the
+    /// layer's MVT version (2; 1 asks MapLibre Native to fix polygons up, see
+    /// `TilingOptions.Compatibility`).
+    public static func encode(layer name: String, extent: Int, features: [TileFeature], version: Int = 2) -> [UInt8] {
         var layer = ProtobufWriter()
-        layer.varintField(15, 2)
+        layer.varintField(15, UInt64(max(1, version)))
         layer.stringField(1, name)
         var keys: [String] = []
         var keyIndex: [String: UInt32] = [:]

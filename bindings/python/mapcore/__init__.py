@@ -28,7 +28,7 @@ from ._lib import (
 )
 from .cluster import ClusterItem, Supercluster
 from .source import DataSource
-from .tile import TileIndex
+from .tile import GeoJSONVT
 from .vector_tile import decode_mvt
 from .expression import Expression, Filter, Predicate
 from .format import Format, format_from_json, format_to_json
@@ -56,7 +56,7 @@ __all__ = [
     "MapCoreIOError",
     "NotFoundError",
     "Supercluster",
-    "TileIndex",
+    "GeoJSONVT",
     "decode_mvt",
     "EvaluationError",
     "Expression",

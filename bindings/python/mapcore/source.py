@@ -37,7 +37,7 @@ class DataSource(Handle):
 
     def __init__(self, cluster=None, cluster_radius=None, cluster_max_zoom=None, cluster_min_points=None,
                  cluster_properties=None, max_zoom=None, buffer=None, tolerance=None, line_metrics=None,
-                 generate_id=None, promote_id=None, filter=None):
+                 generate_id=None, promote_id=None, filter=None, tile_compatibility=None):
         # Only what the caller set is sent: the defaults live in the library (source.h); `options`
         # reports the effective ones.
         def flag(v):
@@ -47,6 +47,7 @@ class DataSource(Handle):
             "clusterMinPoints": cluster_min_points, "clusterProperties": _cluster_properties_json(cluster_properties),
             "maxZoom": max_zoom, "buffer": buffer, "tolerance": tolerance, "lineMetrics": flag(line_metrics),
             "generateId": flag(generate_id), "promoteId": promote_id, "filter": _expression_json(filter),
+            "tileCompatibility": tile_compatibility,
         })
         handle = _p()
         check(lib.mc_source_new(options, len(options), ctypes.byref(handle)))
@@ -57,7 +58,8 @@ class DataSource(Handle):
     _OPTION_NAMES = {"cluster": "cluster", "cluster_radius": "clusterRadius", "cluster_max_zoom": "clusterMaxZoom",
                      "cluster_min_points": "clusterMinPoints", "cluster_properties": "clusterProperties",
                      "max_zoom": "maxZoom", "buffer": "buffer", "tolerance": "tolerance", "line_metrics": "lineMetrics",
-                     "generate_id": "generateId", "promote_id": "promoteId", "filter": "filter"}
+                     "generate_id": "generateId", "promote_id": "promoteId", "filter": "filter",
+                     "tile_compatibility": "tileCompatibility"}
 
     def set_options(self, **options):
         """Changes the named options (same names as the constructor); the index is rebuilt."""
@@ -157,8 +159,10 @@ class DataSource(Handle):
         return json.loads(take_text(lambda buf: lib.mc_source_get_tile(self._handle, z, x, y, 0, buf)))
 
     def tile_mvt(self, z, x, y, layer="geojson"):
-        """The same tile as Mapbox Vector Tile bytes with one layer (extent 8192); b"" for none."""
-        return take_bytes(lambda buf: lib.mc_source_get_tile_mvt(self._handle, z, x, y, layer.encode(), buf))
+        """The same tile as Mapbox Vector Tile bytes with one layer (extent 8192), or None for an
+        empty tile."""
+        data = take_bytes(lambda buf: lib.mc_source_get_tile_mvt(self._handle, z, x, y, layer.encode(), buf))
+        return data or None
 
     def children(self, cluster_id):
         with self.cluster_index() as index:

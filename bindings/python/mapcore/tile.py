@@ -18,21 +18,23 @@ _declare("mc_tile_index_get_tile_mvt", ctypes.c_int, _p, ctypes.c_int, ctypes.c_
 _declare("mc_tile_index_stats", ctypes.c_int, _p, ctypes.c_uint32, _bufp)
 
 
-class TileIndex(Handle):
-    """geojson-vt's tile index over GeoJSON (dict, str, bytes, path or GeoJSON handle), with its
-    options in snake case. Options left as None take geojson-vt's defaults (tile.h lists them)."""
+class GeoJSONVT(Handle):
+    """geojson-vt's tile index over GeoJSON (dict, str, bytes or GeoJSON handle), with its
+    options in snake case. Options left as None take geojson-vt's defaults (tile.h lists them);
+    `compatibility="maplibre-native"` gives MapLibre Native's tiles instead of geojson-vt JS's."""
 
     __slots__ = ()
     _free = staticmethod(lib.mc_tile_index_free)
 
     def __init__(self, data, *, max_zoom=None, index_max_zoom=None, index_max_points=None, tolerance=None,
-                 extent=None, buffer=None, line_metrics=None, promote_id=None, generate_id=None):
+                 extent=None, buffer=None, line_metrics=None, promote_id=None, generate_id=None,
+                 compatibility=None):
         def flag(v):
             return None if v is None else bool(v)
         options = _options_bytes({
             "maxZoom": max_zoom, "indexMaxZoom": index_max_zoom, "indexMaxPoints": index_max_points,
             "tolerance": tolerance, "extent": extent, "buffer": buffer, "lineMetrics": flag(line_metrics),
-            "promoteId": promote_id, "generateId": flag(generate_id),
+            "promoteId": promote_id, "generateId": flag(generate_id), "compatibility": compatibility,
         })
         doc = as_geojson(data)
         handle = _p()
@@ -41,12 +43,13 @@ class TileIndex(Handle):
 
     def get_tile(self, z, x, y):
         """geojson-vt's tile object as a dict ({"features": [...]}, geometry in tile coordinates),
-        or None where geojson-vt gives no tile."""
+        or None where geojson-vt gives no tile. z/x/y outside the grid: InvalidArgumentError."""
         return json.loads(take_text(lambda buf: lib.mc_tile_index_get_tile(self._handle, z, x, y, 0, buf)))
 
     def get_tile_mvt(self, z, x, y, layer="geojson"):
-        """The tile as Mapbox Vector Tile bytes with one layer; b"" for an empty tile."""
-        return take_bytes(lambda buf: lib.mc_tile_index_get_tile_mvt(self._handle, z, x, y, layer.encode(), buf))
+        """The tile as Mapbox Vector Tile bytes with one layer, or None for an empty tile."""
+        data = take_bytes(lambda buf: lib.mc_tile_index_get_tile_mvt(self._handle, z, x, y, layer.encode(), buf))
+        return data or None
 
     def stats(self):
         """{"total": tiles made so far, "options": effective options, "indexedTiles": [[z, x, y], ...]}."""

@@ -93,3 +93,16 @@ def test_cli_defaults_are_the_documented_ones():
                          ("maxZoom", "--max-zoom"), ("minPoints", "--min-points")):
         assert re.search(re.escape(flag) + r" <[^>]+> .*?\(default: " + str(documented[option]) + r"\)",
                          help_text), f"{flag} does not show the documented default {documented[option]}"
+
+
+def test_tile_index_defaults_are_effective():
+    documented = documented_defaults("tile.h", "mc_tile_index_new")
+    point = mapcore.GeoJSON({"type": "Point", "coordinates": [0, 0]})
+    handle = ctypes.c_void_p()
+    assert lib.mc_tile_index_new(point._handle, None, 0, ctypes.byref(handle)) == mapcore._lib.MC_OK
+    try:
+        from_c = json.loads(take_text(lambda buf: lib.mc_tile_index_stats(handle, 0, buf)))["options"]
+    finally:
+        lib.mc_tile_index_free(handle)
+    assert from_c == documented
+    assert mapcore.GeoJSONVT(point).stats()["options"] == documented

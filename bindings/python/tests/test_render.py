@@ -25,8 +25,31 @@ from pngdecode import decode_png  # noqa: E402
 ROOT = Path(__file__).resolve().parents[3]
 US_STATES = json.loads((ROOT / "Tests" / "fixtures" / "geojson-vt" / "us-states.json").read_text())
 PLACES = json.loads((ROOT / "Tests" / "fixtures" / "supercluster" / "places.json").read_text())
-# Fraction of pixels allowed to differ at all between the two renders.
-MAX_DIFFERING = 0.001
+# Fraction of pixels allowed to differ between the two renders: none.
+MAX_DIFFERING = 0.0
+
+
+def _square(west, south, size):
+    return [[west, south], [west + size, south], [west + size, south + size], [west, south + size], [west, south]]
+
+
+# Polygons with holes (one with two), a polygon and lines across the antimeridian (longitudes
+# past 180, which geojson-vt and MapLibre both fold back), and a MultiPolygon spanning it.
+MIXED = {"type": "FeatureCollection", "features": [
+    {"type": "Feature", "properties": {"kind": "holed"},
+     "geometry": {"type": "Polygon", "coordinates": [_square(0, 0, 20), _square(4, 4, 5)[::-1], _square(12, 10, 6)[::-1]]}},
+    {"type": "Feature", "properties": {"kind": "holed"},
+     "geometry": {"type": "MultiPolygon", "coordinates": [[_square(30, -10, 15), _square(35, -5, 5)[::-1]],
+                                                          [_square(50, -10, 8)]]}},
+    {"type": "Feature", "properties": {"kind": "dateline"},
+     "geometry": {"type": "Polygon", "coordinates": [[[170, -20], [195, -20], [195, -5], [170, -5], [170, -20]]]}},
+    {"type": "Feature", "properties": {"kind": "dateline"},
+     "geometry": {"type": "MultiPolygon", "coordinates": [[_square(175, 10, 5)], [_square(-180, 10, 4)]]}},
+    {"type": "Feature", "properties": {"kind": "dateline"},
+     "geometry": {"type": "LineString", "coordinates": [[160, 30], [185, 35], [200, 25]]}},
+    {"type": "Feature", "properties": {"kind": "dateline"},
+     "geometry": {"type": "MultiLineString", "coordinates": [[[-170, 40], [-185, 45]], [[150, 50], [210, 52]]]}},
+]}
 
 _sources = {}
 _ids = itertools.count()
@@ -47,10 +70,11 @@ def pool():
     return mapli.RenderPool()
 
 
-def _layers(kind, source_layer=None):
+def _layers(kind, source_layer=None, antialias=True):
     extra = {"source-layer": source_layer} if source_layer else {}
     paint = {
-        "fill": {"fill-color": "#3366cc", "fill-opacity": 0.6, "fill-outline-color": "#112244"},
+        "fill": {"fill-color": "#3366cc", "fill-opacity": 0.6, "fill-outline-color": "#112244",
+                 "fill-antialias": antialias},
         "line": {"line-color": "#aa0000", "line-width": 1.5},
         "circle": {"circle-color": "#008800", "circle-radius": ["case", ["has", "point_count"],
                                                                 ["+", 4, ["/", ["get", "point_count"], 2]], 3]},
@@ -59,7 +83,7 @@ def _layers(kind, source_layer=None):
     return [background] + [dict({"id": k, "type": k, "source": "s", "paint": paint[k]}, **extra) for k in kind]
 
 
-def _render_both(pool, data, kinds, bbox, source_options=None, tiles_from=None, size=256):
+def _render_both(pool, data, kinds, bbox, source_options=None, tiles_from=None, size=256, antialias=True):
     """Renders `data` through MapLibre's GeoJSON source and through MapCore's tiles of a
     DataSource with the same options (or of `tiles_from`); returns both images."""
     source_options = source_options or {}
@@ -76,7 +100,7 @@ def _render_both(pool, data, kinds, bbox, source_options=None, tiles_from=None, 
     images = []
     for style_id, source, source_layer in ((f"{name}-a", geojson_source, None), (f"{name}-b", vector_source, "data")):
         pool.register_style(style_id, json={"version": 8, "sources": {"s": source},
-                                            "layers": _layers(kinds, source_layer)})
+                                            "layers": _layers(kinds, source_layer, antialias)})
         images.append(decode_png(pool.render_from_bounds(style_id, bbox=bbox, width=size, height=size)))
     return images
 
@@ -149,6 +173,28 @@ def test_clusters_render_as_maplibre_renders_its_clustered_source(pool, bbox):
     assert _differing(a, b) <= MAX_DIFFERING
 
 
+MIXED_VIEWS = {
+    "holes": (-2, -12, 60, 22),
+    "one hole": (3, 3, 10, 10),
+    "antimeridian": (150, -30, -150, 60),
+    "antimeridian close": (172, -22, -168, -2),
+}
+
+
+@pytest.mark.parametrize("view", MIXED_VIEWS)
+def test_holes_and_the_antimeridian_render_as_maplibre_renders_them(pool, view):
+    """Identical without the fill's antialiasing outline. With it, a polygon with holes or one
+    cut at the antimeridian differs in 1-4 edge pixels by one colour level; the difference is
+    in the outline pass alone (fill-antialias false removes it), not traced further (docs/NOTES.md,
+    Tiles). Those views are held to it: at most 8 pixels, by at most 1."""
+    a, b = _render_both(pool, MIXED, ("fill", "line"), MIXED_VIEWS[view], antialias=False)
+    assert _drawn(a) > 0.005
+    assert _differing(a, b) <= MAX_DIFFERING
+    a, b = _render_both(pool, MIXED, ("fill", "line"), MIXED_VIEWS[view])
+    difference = np.abs(a.astype(int) - b.astype(int)).max(axis=2)
+    assert (difference > 0).sum() <= 8 and difference.max() <= 1
+
+
 def test_wrong_tiles_are_seen(pool):
     """The control: tiles simplified far more than MapLibre simplifies, and tiles of other data,
     must not pass the comparison."""
@@ -166,4 +212,10 @@ def test_wrong_tiles_are_seen(pool):
     other = mapcore.DataSource()
     other.add(shifted)
     a, b = _render_both(pool, US_STATES, ("fill", "line"), VIEWS["city"], tiles_from=other)
+    assert _differing(a, b) > MAX_DIFFERING
+    # geojson-vt JS's tiles differ from MapLibre Native's own in a few polygon-edge pixels
+    # (its simplification tie-break, and MVT version 2, which MapLibre Native does not fix up).
+    js = mapcore.DataSource(tile_compatibility="geojson-vt")
+    js.add(US_STATES)
+    a, b = _render_both(pool, US_STATES, ("fill", "line"), VIEWS["country"], tiles_from=js)
     assert _differing(a, b) > MAX_DIFFERING

@@ -1,4 +1,4 @@
-"""Tiles through ctypes: geojson-vt's tile index (TileIndex), a data source's tiles as MapLibre
+"""Tiles through ctypes: geojson-vt's tile index (GeoJSONVT), a data source's tiles as MapLibre
 Native derives them, and Mapbox Vector Tiles checked against a peer codec (PyPI
 mapbox-vector-tile) in both directions."""
 import gzip
@@ -34,10 +34,11 @@ def _rings(geometry):
 
 
 def test_tile_index_gives_geojson_vt_tiles():
-    index = mapcore.TileIndex(US_STATES)
+    index = mapcore.GeoJSONVT(US_STATES)
     assert index.get_tile(7, 37, 48)["features"] == json.loads((FIXTURES / "us-states-z7-37-48.json").read_text())
-    assert index.get_tile(11, 800, 400) is None
-    assert index.get_tile(25, 0, 0) is None
+    assert index.get_tile(11, 800, 400) is None and index.get_tile_mvt(11, 800, 400) is None
+    with pytest.raises(mapcore.InvalidArgumentError):
+        index.get_tile(25, 0, 0)
     assert index.total == 29
     stats = index.stats()
     assert stats["options"]["maxZoom"] == 14 and stats["options"]["extent"] == 4096
@@ -46,13 +47,13 @@ def test_tile_index_gives_geojson_vt_tiles():
 
 def test_tile_index_options_and_errors():
     with pytest.raises(mapcore.InvalidArgumentError, match="maxZoom"):
-        mapcore.TileIndex(US_STATES, max_zoom=30)
+        mapcore.GeoJSONVT(US_STATES, max_zoom=30)
     with pytest.raises(mapcore.InvalidArgumentError, match="promoteId"):
-        mapcore.TileIndex(US_STATES, promote_id="name", generate_id=True)
-    metrics = mapcore.TileIndex(DATELINE, line_metrics=True, index_max_zoom=0, index_max_points=10000)
+        mapcore.GeoJSONVT(US_STATES, promote_id="name", generate_id=True)
+    metrics = mapcore.GeoJSONVT(DATELINE, line_metrics=True, index_max_zoom=0, index_max_points=10000)
     lines = [f for f in metrics.get_tile(0, 0, 0)["features"] if f["type"] == 2]
     assert len(lines) == 12 and lines[0]["tags"]["mapbox_clip_end"] == 0.24216869845698458
-    index = mapcore.TileIndex(US_STATES)
+    index = mapcore.GeoJSONVT(US_STATES)
     index.close()
     with pytest.raises(mapcore.MisuseError):
         index.get_tile(0, 0, 0)
@@ -60,7 +61,7 @@ def test_tile_index_options_and_errors():
 
 @pytest.mark.parametrize("tile", [(0, 0, 0), (4, 4, 6), (7, 37, 48), (9, 148, 192)])
 def test_mvt_reads_back_in_a_peer_decoder_as_the_json_tile(tile):
-    index = mapcore.TileIndex(US_STATES)
+    index = mapcore.GeoJSONVT(US_STATES)
     json_tile = index.get_tile(*tile)
     peer = _peer_decode(index.get_tile_mvt(*tile, layer="states"))["states"]
     assert peer["extent"] == 4096
@@ -102,7 +103,7 @@ def test_peer_tiles_decode_as_the_peer_wrote_them():
 
 
 def test_decode_in_longitude_latitude():
-    index = mapcore.TileIndex(US_STATES)
+    index = mapcore.GeoJSONVT(US_STATES)
     decoded = mapcore.decode_mvt(index.get_tile_mvt(9, 148, 192), 9, 148, 192)
     (feature,) = decoded["geojson"]["features"]["features"]
     xs = [p[0] for p in feature["geometry"]["coordinates"][0]]
@@ -111,7 +112,7 @@ def test_decode_in_longitude_latitude():
 
 
 def test_bad_tiles_are_errors():
-    data = mapcore.TileIndex(US_STATES).get_tile_mvt(0, 0, 0)
+    data = mapcore.GeoJSONVT(US_STATES).get_tile_mvt(0, 0, 0)
     for cut in range(1, len(data), max(1, len(data) // 200)):
         with pytest.raises(mapcore.ParseError):
             mapcore.decode_mvt(data[:cut])
@@ -128,12 +129,20 @@ def test_source_tiles_follow_maplibre_native_derivation():
     source.add(US_STATES)
     kept = {"type": "FeatureCollection",
             "features": [f for f in US_STATES["features"] if f["properties"]["name"] != "Pennsylvania"]}
-    reference = mapcore.TileIndex(kept, extent=8192, buffer=2048, tolerance=6, max_zoom=18)
+    reference = mapcore.GeoJSONVT(kept, extent=8192, buffer=2048, tolerance=6, max_zoom=18,
+                                  compatibility="maplibre-native")
     for tile in [(0, 0, 0), (5, 9, 12), (9, 148, 192)]:
         assert source.tile(*tile) == reference.get_tile(*tile)
     assert all(f["tags"]["name"] != "Pennsylvania" for f in source.tile(5, 9, 12)["features"])
     assert _peer_decode(source.tile_mvt(5, 9, 12, layer="s"))["s"]["extent"] == 8192
-    assert source.tile(19, 0, 0) is None and source.tile_mvt(19, 0, 0) == b""
+    # MVT version 1 asks MapLibre Native to fix polygons up as it does its own GeoJSON tiles.
+    assert mapcore.decode_mvt(source.tile_mvt(5, 9, 12, layer="s"))["s"]["version"] == 1
+    js = mapcore.DataSource(tile_compatibility="geojson-vt")
+    js.add(US_STATES)
+    assert mapcore.decode_mvt(js.tile_mvt(5, 9, 12))["geojson"]["version"] == 2
+    assert source.tile(19, 0, 0) is None and source.tile_mvt(19, 0, 0) is None
+    with pytest.raises(mapcore.InvalidArgumentError):
+        source.tile(3, 8, 0)
     # A write makes a new state whose tiles show it.
     source.set_options(filter=None)
     assert any(f["tags"]["name"] == "Pennsylvania" for f in source.tile(5, 9, 12)["features"])
