@@ -10,12 +10,13 @@ SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 VENV   := $(BUILD)/venv
 PY     := $(VENV)/bin/python
 APT_PACKAGES := libgeos-dev libcurl4-openssl-dev zlib1g-dev cmake pkg-config valgrind python3-venv
-# MapLibre Native (PyPI mapli), which the tile tests render with, needs EGL and Mesa's drivers.
-TEST_APT_PACKAGES := libegl1 libegl-mesa0 libgl1-mesa-dri libgles2
-# Only `make test` installs these; the library and `make demo` need nothing beyond the stdlib.
-TEST_PIP_PACKAGES := pytest shapely numpy orjson mapbox-vector-tile mapli
+# MapLibre Native (PyPI mapli), which the demo and the tile tests render with, needs EGL and Mesa.
+RENDER_APT_PACKAGES := libegl1 libegl-mesa0 libgl1-mesa-dri libgles2
+RENDER_PIP_PACKAGES := mapli
+# Only `make test` installs these; the library itself needs nothing beyond the stdlib.
+TEST_PIP_PACKAGES := pytest shapely numpy orjson mapbox-vector-tile $(RENDER_PIP_PACKAGES)
 
-.PHONY: all deps venv test-deps build demo test test-swift test-c test-python test-conformance bench clean
+.PHONY: all deps venv render-deps test-deps build demo test test-swift test-c test-python test-conformance bench clean
 
 # Installs the apt packages of $(1) that dpkg does not list.
 define apt_install
@@ -36,8 +37,12 @@ $(PY): | deps
 
 venv: $(PY)
 
-test-deps: venv
-	$(call apt_install,$(TEST_APT_PACKAGES))
+render-deps: venv
+	$(call apt_install,$(RENDER_APT_PACKAGES))
+	@$(PY) -c "import mapli" 2>/dev/null || \
+	  { echo "Installing into $(VENV): $(RENDER_PIP_PACKAGES)"; $(PY) -m pip install -q $(RENDER_PIP_PACKAGES); }
+
+test-deps: render-deps
 	@$(PY) -c "import pytest, shapely, numpy, orjson, mapbox_vector_tile, mapli" 2>/dev/null || \
 	  { echo "Installing into $(VENV): $(TEST_PIP_PACKAGES)"; $(PY) -m pip install -q $(TEST_PIP_PACKAGES); }
 
@@ -45,7 +50,7 @@ build: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release > /dev/null
 	cmake --build $(BUILD)
 
-demo: build venv
+demo: build render-deps
 	@echo "== mapcore info data/places.geojson"
 	@$(CLI) info data/places.geojson
 	@echo "== mapcore bbox data/places.geojson"
@@ -67,6 +72,8 @@ demo: build venv
 	@$(CLI) decode-mvt $(BUILD)/places-1-1-0.mvt --tile 1/1/0 | cut -c1-300
 	@echo "== the same from Python"
 	@$(PY) examples/python/demo.py data/places.geojson
+	@echo "== MapLibre Native draws MapCore's tiles: $(BUILD)/mapcore-demo.png"
+	@$(PY) examples/python/render_demo.py $(BUILD)/mapcore-demo.png
 
 test: test-swift test-c test-python test-conformance
 
