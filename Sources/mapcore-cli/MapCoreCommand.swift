@@ -2,6 +2,7 @@
 import ArgumentParser
 import Glibc
 import MapCore
+import MapCoreConformance
 
 @main
 struct MapCoreCommand: ParsableCommand {

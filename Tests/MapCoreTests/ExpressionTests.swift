@@ -1,6 +1,7 @@
 // Expression stage: the conformance suite, the SDK documents' examples, reliability, threads.
 import Testing
 @testable import MapCore
+import MapCoreConformance
 
 private func compile(_ text: String, spec: PropertySpec = .default, filter: Bool = false) throws -> StyleExpression {
     let json = try JSON.parse(text)

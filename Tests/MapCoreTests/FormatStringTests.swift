@@ -2,6 +2,7 @@
 // format round trips over the style-spec suite, and malformed input.
 import Testing
 @testable import MapCore
+import MapCoreConformance
 
 private func args(_ text: String) throws -> [JSONValue] {
     guard case .array(let a) = try JSON.parse(text) else { throw MapCoreError(.invalidArgument, "arguments must be an array") }

@@ -201,6 +201,22 @@ final class PreparedShapePool: @unchecked Sendable {
             self.prepared = prepared
         }
         deinit { GEOSPreparedGeom_destroy_r(session.handle, prepared) }
+
+        /// Whether every point of `g` (positions mapped by `transform`) lies in the interior of
+        /// the prepared shape (GEOS's prepared `containsProperly`); an empty `g` is not.
+        func containsProperly(_ g: Geometry, transform: (Double, Double) -> (Double, Double))
+            throws(MapCoreError) -> Bool {
+            let geom = try session.make(g, transform: transform)
+            guard let p = geom.pointer else { return false }
+            return try session.predicate(GEOSPreparedContainsProperly_r(session.handle, prepared, p), "containsProperly")
+        }
+
+        /// `containsProperly` for one point.
+        func containsProperly(_ x: Double, _ y: Double) throws(MapCoreError) -> Bool {
+            guard let p = GEOSGeom_createPointFromXY_r(session.handle, x, y) else { throw session.failure("point") }
+            defer { GEOSGeom_destroy_r(session.handle, p) }
+            return try session.predicate(GEOSPreparedContainsProperly_r(session.handle, prepared, p), "containsProperly")
+        }
     }
 
     private let build: (GEOSSession) throws(MapCoreError) -> GEOSSession.Geom

@@ -1,8 +1,9 @@
-// Expression: runner for style-spec expression cases (the JSON Lines format of
+// Conformance: runner for style-spec expression cases (the JSON Lines format of
 // maplibre-style-spec's expression fixtures), shared by the CLI and the tests, and the JSON
-// Lines loop every conformance runner uses.
+// Lines loop every conformance runner uses. Test tooling: not part of libmapcore.so.
 
 import Glibc
+import MapCore
 
 /// One case of a conformance run.
 public struct ConformanceOutcome: Sendable {
@@ -13,7 +14,7 @@ public struct ConformanceOutcome: Sendable {
 }
 
 /// Runs `runCase` on each record of a JSON Lines text; an unreadable line is a failed case.
-func runJSONLines(_ text: String, _ runCase: (JSONValue, Int) -> ConformanceOutcome) -> [ConformanceOutcome] {
+public func runJSONLines(_ text: String, _ runCase: (JSONValue, Int) -> ConformanceOutcome) -> [ConformanceOutcome] {
     var outcomes: [ConformanceOutcome] = []
     for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: true).enumerated() {
         let trimmed = String(line).trimmingJSWhitespace()

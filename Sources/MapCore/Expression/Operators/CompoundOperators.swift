@@ -20,20 +20,49 @@ enum Signature {
 struct CompoundDefinition {
     let type: ExpressionType
     let overloads: [(Signature, Evaluator)]
+    /// What the operator reads of the context.
+    var reads: NodeReads = []
+    /// `get` and `has` read the feature only without an object operand.
+    var readsOnlyWithOneOperand = false
+    var isFoldable = true
+
+    func reads(operands: Int) -> NodeReads { readsOnlyWithOneOperand && operands != 1 ? [] : reads }
+
+    /// This definition reading `inputs` (with `unlessObjectOperand`, only when it has one operand).
+    func reading(_ inputs: NodeReads, unlessObjectOperand: Bool = false) -> CompoundDefinition {
+        var d = self
+        d.reads = inputs
+        d.readsOnlyWithOneOperand = unlessObjectOperand
+        return d
+    }
+
+    /// This definition never folded to a constant.
+    func notFoldable() -> CompoundDefinition {
+        var d = self
+        d.isFoldable = false
+        return d
+    }
 }
 
 final class CompoundNode: ExprNode, @unchecked Sendable {
     let name: String
     let args: [ExprNode]
     let evaluator: Evaluator
+    private let ownReads: NodeReads
+    private let foldable: Bool
 
-    init(name: String, type: ExpressionType, args: [ExprNode], evaluator: @escaping Evaluator) {
+    init(name: String, type: ExpressionType, args: [ExprNode], evaluator: @escaping Evaluator,
+         reads: NodeReads = [], foldable: Bool = true) {
         self.name = name
         self.args = args
         self.evaluator = evaluator
+        ownReads = reads
+        self.foldable = foldable
         super.init(type: type)
     }
 
+    override var reads: NodeReads { ownReads }
+    override var isFoldable: Bool { foldable }
     override var children: [ExprNode] { args }
     override func evaluate(_ ctx: EvaluationContext) throws(EvaluationError) -> ExpressionValue { try evaluator(ctx, args) }
     override func serialize() -> JSONValue { .array([.string(name)] + args.map { $0.serialize() }) }
@@ -72,7 +101,8 @@ final class CompoundNode: ExprNode, @unchecked Sendable {
                 attempt.concat(i + 1).checkSubtype(expected, arg.type)
             }
             if attempt.errors.items.isEmpty {
-                return CompoundNode(name: op, type: definition.type, args: parsed, evaluator: evaluator)
+                return CompoundNode(name: op, type: definition.type, args: parsed, evaluator: evaluator,
+                                    reads: definition.reads(operands: parsed.count), foldable: definition.isFoldable)
             }
         }
         if candidates.count == 1, let lastAttempt {
@@ -175,7 +205,9 @@ enum CompoundOperators {
 
     static let definitions: [String: CompoundDefinition] = {
         var d: [String: CompoundDefinition] = [:]
-        d["error"] = single(.error, [.string]) { (ctx, a) throws(EvaluationError) in throw EvaluationError(try evalString(a[0], ctx)) }
+        d["error"] = single(.error, [.string]) { (ctx, a) throws(EvaluationError) in
+            throw EvaluationError(try evalString(a[0], ctx))
+        }.notFoldable()
         d["typeof"] = single(.string, [.value]) { (ctx, a) throws(EvaluationError) in .string(try a[0].evaluate(ctx).type.description) }
         d["to-rgba"] = single(.array(.number, 4), [.color]) { (ctx, a) throws(EvaluationError) in
             guard case .color(let c) = try a[0].evaluate(ctx) else { throw EvaluationError("Expected a color.") }
@@ -199,7 +231,7 @@ enum CompoundOperators {
                 guard case .object(let o) = try a[1].evaluate(ctx) else { return .boolean(false) }
                 return .boolean(o[key] != nil)
             }),
-        ])
+        ]).reading(.feature, unlessObjectOperand: true)
         d["get"] = CompoundDefinition(type: .value, overloads: [
             (.fixed([.string]), { (ctx, a) throws(EvaluationError) in propertyValue(try evalString(a[0], ctx), ctx) }),
             (.fixed([.string, .object]), { (ctx, a) throws(EvaluationError) in
@@ -207,21 +239,24 @@ enum CompoundOperators {
                 guard case .object(let o) = try a[1].evaluate(ctx) else { return .null }
                 return o[key] ?? .null
             }),
-        ])
+        ]).reading(.feature, unlessObjectOperand: true)
         d["feature-state"] = single(.value, [.string]) { (ctx, a) throws(EvaluationError) in
             let key = try evalString(a[0], ctx)
             return ctx.featureState?[key].map(ExpressionValue.init(json:)) ?? .null
-        }
+        }.reading([.feature, .featureState])
         d["properties"] = single(.object, []) { ctx, _ in
             .object(ValueObject((ctx.properties?.members ?? []).map { ($0.key, ExpressionValue(json: $0.value)) }))
-        }
-        d["geometry-type"] = single(.string, []) { ctx, _ in ctx.geometryTypeName.map(ExpressionValue.string) ?? .null }
-        d["id"] = single(.value, []) { ctx, _ in ctx.idValue }
-        d["zoom"] = single(.number, []) { ctx, _ in ctx.zoom.map(ExpressionValue.number) ?? .null }
+        }.reading(.feature)
+        d["geometry-type"] = single(.string, []) { ctx, _ in
+            ctx.geometryTypeName.map(ExpressionValue.string) ?? .null
+        }.reading(.feature)
+        d["id"] = single(.value, []) { ctx, _ in ctx.idValue }.reading(.feature)
+        d["zoom"] = single(.number, []) { ctx, _ in ctx.zoom.map(ExpressionValue.number) ?? .null }.reading(.zoom)
         d["heatmap-density"] = single(.number, []) { ctx, _ in .number(ctx.heatmapDensity ?? 0) }
-        d["elevation"] = single(.number, []) { ctx, _ in .number(ctx.elevation ?? 0) }
-        d["line-progress"] = single(.number, []) { ctx, _ in .number(ctx.lineProgress ?? 0) }
-        d["accumulated"] = single(.value, []) { ctx, _ in ctx.accumulated ?? .null }
+            .reading(.heatmapDensity)
+        d["elevation"] = single(.number, []) { ctx, _ in .number(ctx.elevation ?? 0) }.reading(.elevation)
+        d["line-progress"] = single(.number, []) { ctx, _ in .number(ctx.lineProgress ?? 0) }.reading(.lineProgress)
+        d["accumulated"] = single(.value, []) { ctx, _ in ctx.accumulated ?? .null }.reading(.accumulated)
         d["+"] = CompoundDefinition(type: .number, overloads: [(.varargs(.number), { (ctx, a) throws(EvaluationError) in
             var r = 0.0
             for n in a { r += try evalNumber(n, ctx) }
@@ -294,7 +329,7 @@ enum CompoundOperators {
         d["is-supported-script"] = single(.boolean, [.string]) { (ctx, a) throws(EvaluationError) in
             _ = try evalString(a[0], ctx)
             return .boolean(true)
-        }
+        }.reading(.supportedScripts)
         d["upcase"] = single(.string, [.string]) { (ctx, a) throws(EvaluationError) in .string(try evalString(a[0], ctx).uppercased()) }
         d["downcase"] = single(.string, [.string]) { (ctx, a) throws(EvaluationError) in .string(try evalString(a[0], ctx).lowercased()) }
         d["concat"] = CompoundDefinition(type: .string, overloads: [(.varargs(.value), { (ctx, a) throws(EvaluationError) in
@@ -352,6 +387,8 @@ enum CompoundOperators {
         }
         // The reference binary-searches a sorted list here; a linear scan gives the same answers.
         d["filter-in-large"] = d["filter-in-small"]
+        // Every legacy filter helper tests the feature.
+        for (name, definition) in d where name.hasPrefix("filter-") { d[name] = definition.reading(.feature) }
         return d
     }()
 }

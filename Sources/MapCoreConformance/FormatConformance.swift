@@ -1,5 +1,8 @@
-// Format strings: runner for format-string/JSON pairs (the JSON Lines format of
-// conformance/predicates), shared by the CLI and the tests.
+// Conformance: runner for format-string/JSON pairs (the JSON Lines format of
+// conformance/predicates), shared by the CLI and the tests. Test tooling: not part of
+// libmapcore.so.
+
+import MapCore
 
 public enum FormatConformance {
     public typealias Outcome = ConformanceOutcome

@@ -1,4 +1,4 @@
-// Expression: `within` and `distance`, computed by GEOS.
+// Expression: `within` and `distance`, computed by GEOS (through Spatial/, which alone calls it).
 //
 // Semantics (documented in include/mapcore/expression.h):
 // - `within`: true when every position of the feature lies in the interior of the shape; a
@@ -11,7 +11,6 @@
 //   8192-unit grid (as renderers see it), which the reference test suite relies on; without
 //   one, coordinates are used as given.
 
-import CGEOS
 import Glibc
 
 private let tileExtent = 8192.0
@@ -66,6 +65,9 @@ private func quantized(_ g: Geometry, _ tile: CanonicalTileID) -> Geometry {
 }
 
 final class WithinNode: ExprNode, @unchecked Sendable {
+    /// Reads the feature's geometry; a shape test is never folded.
+    override var reads: NodeReads { .feature }
+    override var isFoldable: Bool { false }
     let geojson: JSONValue
     /// All polygons of the argument as one MultiPolygon (lon/lat).
     let shape: Geometry
@@ -153,9 +155,7 @@ final class WithinNode: ExprNode, @unchecked Sendable {
                 let target = tileShape(forZoom: tile.z)
                 feature = wrapNearShape(feature, worldSize: worldSize, minX: target.minX, maxX: target.maxX)
                 return .boolean(try target.pool.withEntry { (e) throws(MapCoreError) -> Bool in
-                    let geom = try e.session.make(feature) { ($0, $1) }
-                    guard let p = geom.pointer else { return false }
-                    return try e.session.predicate(GEOSPreparedContainsProperly_r(e.session.handle, e.prepared, p), "containsProperly")
+                    try e.containsProperly(feature) { ($0, $1) }
                 })
             }
             if let locator, g.type == .point || g.type == .multiPoint {
@@ -164,9 +164,7 @@ final class WithinNode: ExprNode, @unchecked Sendable {
                 return .boolean(inside)
             }
             return .boolean(try lonLatPool.withEntry { (e) throws(MapCoreError) -> Bool in
-                let geom = try e.session.make(g) { ($0, $1) }
-                guard let p = geom.pointer else { return false }
-                return try e.session.predicate(GEOSPreparedContainsProperly_r(e.session.handle, e.prepared, p), "containsProperly")
+                try e.containsProperly(g) { ($0, $1) }
             })
         } catch {
             throw EvaluationError(error.message)
@@ -176,11 +174,7 @@ final class WithinNode: ExprNode, @unchecked Sendable {
     /// GEOS's own answer for a point (prepared `containsProperly`): what `locator` reproduces,
     /// kept as the reference the tests compare it with.
     func geosContainsProperly(_ x: Double, _ y: Double) throws(MapCoreError) -> Bool {
-        try lonLatPool.withEntry { (e) throws(MapCoreError) -> Bool in
-            guard let p = GEOSGeom_createPointFromXY_r(e.session.handle, x, y) else { throw e.session.failure("point") }
-            defer { GEOSGeom_destroy_r(e.session.handle, p) }
-            return try e.session.predicate(GEOSPreparedContainsProperly_r(e.session.handle, e.prepared, p), "containsProperly")
-        }
+        try lonLatPool.withEntry { (e) throws(MapCoreError) -> Bool in try e.containsProperly(x, y) }
     }
 
     /// Shifts positions by a world width so features near the antimeridian meet a shape written
@@ -220,6 +214,9 @@ struct CheapRuler {
 }
 
 final class DistanceNode: ExprNode, @unchecked Sendable {
+    /// Reads the feature's geometry; a distance is never folded.
+    override var reads: NodeReads { .feature }
+    override var isFoldable: Bool { false }
     let geojson: JSONValue
     let shape: Geometry
 

@@ -1,134 +1,4 @@
-// Expression: the operator registry, property specs, and the compiled expression users hold.
-
-typealias OperatorParser = @Sendable ([JSONValue], ParsingContext) -> ExprNode?
-
-enum Operators {
-    static let registry: [String: OperatorParser] = {
-        var r: [String: OperatorParser] = [:]
-        for name in CompoundOperators.definitions.keys { r[name] = CompoundNode.parse }
-        for op in ["==", "!=", "<", ">", "<=", ">="] { r[op] = ComparisonNode.parse }
-        for name in ["array", "boolean", "number", "object", "string"] { r[name] = AssertionNode.parse }
-        for name in ["to-boolean", "to-color", "to-number", "to-string"] { r[name] = CoercionNode.parse }
-        for name in ["interpolate", "interpolate-hcl", "interpolate-lab"] { r[name] = InterpolateNode.parse }
-        r["at"] = AtNode.parse
-        r["case"] = CaseNode.parse
-        r["coalesce"] = CoalesceNode.parse
-        r["collator"] = CollatorNode.parse
-        r["format"] = FormatNode.parse
-        r["image"] = ImageNode.parse
-        r["in"] = InNode.parse
-        r["index-of"] = IndexOfNode.parse
-        r["length"] = LengthNode.parse
-        r["let"] = LetNode.parse
-        r["literal"] = LiteralNode.parse
-        r["match"] = MatchNode.parse
-        r["number-format"] = NumberFormatNode.parse
-        r["semiliteral"] = SemiliteralNode.parse
-        r["slice"] = SliceNode.parse
-        r["step"] = StepNode.parse
-        r["var"] = VarNode.parse
-        r["within"] = WithinNode.parse
-        r["distance"] = DistanceNode.parse
-        r["global-state"] = GlobalStateNode.parse
-        return r
-    }()
-
-    /// Every operator name the language knows, for documentation and format-string conversion.
-    public static var names: [String] { registry.keys.sorted() }
-}
-
-/// What a style property expects of its expression: the result type (which decides coercion),
-/// whether data and zoom may drive it, whether it interpolates.
-public struct PropertySpec: Sendable {
-    /// The declared result type; nil for "any value".
-    public var type: ExpressionType?
-    /// `data-driven`, `cross-faded-data-driven`, `data-constant`, `constant`, `color-ramp`, …
-    public var propertyType: String
-    public var interpolated: Bool
-    /// Inputs allowed: `zoom`, `feature`, `feature-state`, `heatmap-density`, `line-progress`, …
-    public var parameters: [String]
-    /// The style property's name when known (`heatmap-color`, `line-gradient`, `text-field`);
-    /// it decides where `heatmap-density` and `line-progress` may appear.
-    public var name: String?
-    /// The property's default, used as the fallback of converted legacy functions.
-    public var defaultValue: JSONValue?
-    /// Enum properties: the allowed values.
-    public var enumValues: [String]?
-    /// Legacy `{token}` strings are expanded in zoom functions.
-    public var tokens: Bool
-    var rawType: String?
-    var arrayValueType: String?
-    var arrayLength: Int?
-
-    /// What a spec-less expression gets: data-driven, interpolated, zoom and feature inputs.
-    public static let `default` = PropertySpec(type: nil, propertyType: "data-driven", interpolated: true,
-                                               parameters: ["zoom", "feature"], name: nil, defaultValue: nil,
-                                               enumValues: nil, tokens: false)
-
-    /// A filter: boolean, data-driven, not interpolated, no feature-state.
-    public static let filter = PropertySpec(type: .boolean, propertyType: "data-driven", interpolated: false,
-                                            parameters: ["zoom", "feature"], name: "filter", defaultValue: nil,
-                                            enumValues: nil, tokens: false, rawType: "boolean")
-
-    public init(type: ExpressionType?, propertyType: String, interpolated: Bool, parameters: [String], name: String?,
-                defaultValue: JSONValue?, enumValues: [String]?, tokens: Bool) {
-        self.init(type: type, propertyType: propertyType, interpolated: interpolated, parameters: parameters, name: name,
-                  defaultValue: defaultValue, enumValues: enumValues, tokens: tokens, rawType: type?.description)
-    }
-
-    init(type: ExpressionType?, propertyType: String, interpolated: Bool, parameters: [String], name: String?,
-         defaultValue: JSONValue?, enumValues: [String]?, tokens: Bool, rawType: String?) {
-        self.type = type
-        self.propertyType = propertyType
-        self.interpolated = interpolated
-        self.parameters = parameters
-        self.name = name
-        self.defaultValue = defaultValue
-        self.enumValues = enumValues
-        self.tokens = tokens
-        self.rawType = rawType
-    }
-
-    /// Reads a style-spec property specification object (`{"type": "color", "property-type":
-    /// "data-driven", "expression": {"interpolated": true, "parameters": ["zoom", "feature"]}}`).
-    /// Missing `property-type` and `expression` take the defaults of `PropertySpec.default`.
-    public init(json: JSONValue) throws(MapCoreError) {
-        guard case .object(let o) = json else {
-            throw MapCoreError(.invalidArgument, "A property spec must be a JSON object.")
-        }
-        self = .default
-        if let t = o["type"] {
-            guard case .string(let name) = t else { throw MapCoreError(.invalidArgument, "Property spec \"type\" must be a string.") }
-            rawType = name
-            if name == "array" {
-                let item = o["value"]?.stringValue.flatMap(ExpressionType.named) ?? .value
-                arrayValueType = o["value"]?.stringValue
-                if let n = o["length"]?.doubleValue {
-                    guard n >= 0, n <= 1e9, n == n.rounded(.down) else {
-                        throw MapCoreError(.invalidArgument, "Property spec \"length\" must be a non-negative integer.")
-                    }
-                    arrayLength = Int(n)
-                }
-                type = .array(item, arrayLength)
-            } else {
-                type = ExpressionType.named(name)
-            }
-        }
-        if case .string(let p)? = o["property-type"] { propertyType = p }
-        if case .object(let e)? = o["expression"] {
-            interpolated = e["interpolated"].map { $0 == .bool(true) } ?? false
-            if case .array(let params)? = e["parameters"] { parameters = params.compactMap(\.stringValue) } else { parameters = [] }
-        }
-        if case .string(let n)? = o["name"] { name = n }
-        defaultValue = o["default"]
-        if case .object(let values)? = o["values"] { enumValues = values.keys }
-        else if case .array(let values)? = o["values"] { enumValues = values.compactMap(\.stringValue) }
-        tokens = o["tokens"] == .bool(true)
-    }
-
-    var supportsDataDriven: Bool { propertyType == "data-driven" || propertyType == "cross-faded-data-driven" }
-    var supportsZoom: Bool { parameters.contains("zoom") }
-}
+// Expression: compiling JSON into the expression users hold, its compile errors, and zoom curves.
 
 /// One error from compiling an expression, at the key path of the failing node.
 public struct ExpressionCompileError: Sendable, Equatable {
@@ -174,7 +44,7 @@ public final class StyleExpression: Sendable {
         self.spec = spec
         type = root.type
         isFeatureConstant = Analysis.isFeatureConstant(root)
-        isZoomConstant = Analysis.isGlobalPropertyConstant(root, ["zoom"])
+        isZoomConstant = Analysis.isConstant(root, in: .zoom)
         isStateConstant = Analysis.isStateConstant(root)
         self.zoomCurve = zoomCurve
     }
@@ -224,16 +94,16 @@ public final class StyleExpression: Sendable {
         }
         func fail(_ m: String) -> Result<StyleExpression, ExpressionCompileFailure> { .failure(ExpressionCompileFailure([ExpressionCompileError(key: "", message: m)])) }
         if !Analysis.isFeatureConstant(root) && !spec.supportsDataDriven { return fail("data expressions not supported") }
-        let zoomConstant = Analysis.isGlobalPropertyConstant(root, ["zoom"])
+        let zoomConstant = Analysis.isConstant(root, in: .zoom)
         if !zoomConstant && !spec.supportsZoom { return fail("zoom expressions not supported") }
         if spec.name == "filter" && !Analysis.isStateConstant(root) {
             return fail("\"feature-state\" data expressions are not supported with filters.")
         }
         if let name = spec.name {
-            if name != "heatmap-color" && !Analysis.isGlobalPropertyConstant(root, ["heatmap-density"]) {
+            if name != "heatmap-color" && !Analysis.isConstant(root, in: .heatmapDensity) {
                 return fail("\"heatmap-density\" may only be used in the heatmap-color property.")
             }
-            if name != "line-gradient" && !Analysis.isGlobalPropertyConstant(root, ["line-progress"]) {
+            if name != "line-gradient" && !Analysis.isConstant(root, in: .lineProgress) {
                 return fail("\"line-progress\" may only be used in the line-gradient property.")
             }
         }
@@ -297,5 +167,6 @@ enum ZoomCurve {
         return result
     }
 
-    private static func isZoom(_ e: ExprNode) -> Bool { (e as? CompoundNode)?.name == "zoom" }
+    /// `["zoom"]` itself: the one node that reads the zoom and has no operands.
+    private static func isZoom(_ e: ExprNode) -> Bool { e.reads == .zoom && e.children.isEmpty }
 }

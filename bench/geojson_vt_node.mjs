@@ -1,0 +1,40 @@
+// geojson-vt JS timed in node, beside bench_tiles.py's figures (geojson-vt is not pip-installable).
+// usage: node bench/geojson_vt_node.mjs GEOJSON_VT_CHECKOUT FILE.geojson
+//   (a checkout of github.com/mapbox/geojson-vt; its src/ is imported as is)
+// Prints the median of 3 index builds with geojson-vt's defaults and with MapLibre's GeoJSON source
+// options, the tiles of zooms 0-8 that have data, and the heap used.
+import {readFileSync} from 'node:fs';
+import {pathToFileURL} from 'node:url';
+import {join} from 'node:path';
+
+const [checkout, file] = process.argv.slice(2);
+const {default: geojsonvt} = await import(pathToFileURL(join(checkout, 'src', 'index.js')).href);
+const data = JSON.parse(readFileSync(file, 'utf8'));
+const median = (a) => a.sort((x, y) => x - y)[a.length >> 1];
+
+function time(options) {
+    const times = [];
+    let index;
+    for (let i = 0; i < 3; i++) {
+        const t = performance.now();
+        index = geojsonvt(data, options);
+        times.push(performance.now() - t);
+    }
+    return [median(times), index];
+}
+
+const [tDefault, index] = time({});
+const [tMapLibre] = time({extent: 8192, buffer: 2048, tolerance: 6, maxZoom: 18});
+let tiles = 0;
+const t = performance.now();
+const frontier = [[0, 0, 0]];
+while (frontier.length) {
+    const [z, x, y] = frontier.pop();
+    const tile = index.getTile(z, x, y);
+    if (!tile || !tile.features.length) continue;
+    tiles++;
+    if (z < 8) for (const [dx, dy] of [[0, 0], [0, 1], [1, 0], [1, 1]]) frontier.push([z + 1, 2 * x + dx, 2 * y + dy]);
+}
+const tTiles = performance.now() - t;
+console.log(JSON.stringify({features: data.features.length, buildDefaultMs: tDefault, buildMapLibreMs: tMapLibre,
+    tilesZ0to8: tiles, tilesMs: tTiles, heapUsedMB: process.memoryUsage().heapUsed / 1e6}));
