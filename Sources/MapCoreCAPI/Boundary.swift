@@ -1,9 +1,9 @@
 // C boundary: the one funnel every entry point goes through. It validates handles, turns thrown
 // errors into status codes, and records the message in a per-thread error record.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 import CMapCoreABI
 import MapCore
@@ -94,11 +94,14 @@ final class ErrorRecord {
 
     func set(_ error: MapCoreError) {
         let loc = error.location
-        set(code: error.code.rawValue, message: error.message, path: loc?.path ?? "",
+        set(
+            code: error.code.rawValue, message: error.message, path: loc?.path ?? "",
             offset: Int64(loc?.offset ?? -1), line: Int64(loc?.line ?? 0), column: Int64(loc?.column ?? 0))
     }
 
-    private func set(code: Int32, message text: String, path pathText: String, offset: Int64, line: Int64, column: Int64) {
+    private func set(
+        code: Int32, message text: String, path pathText: String, offset: Int64, line: Int64, column: Int64
+    ) {
         free(message)
         free(path)
         message = strdup(text)
@@ -151,13 +154,17 @@ func boundary(_ body: () throws(MapCoreError) -> Void) -> Int32 {
 
 /// A required out-pointer, or an invalid-argument error naming it.
 @inline(__always)
-func required<T>(_ pointer: UnsafeMutablePointer<T>?, _ name: StaticString) throws(MapCoreError) -> UnsafeMutablePointer<T> {
+func required<T>(
+    _ pointer: UnsafeMutablePointer<T>?, _ name: StaticString
+) throws(MapCoreError) -> UnsafeMutablePointer<T> {
     guard let pointer else { throw MapCoreError(.invalidArgument, "\(name) must not be NULL.") }
     return pointer
 }
 
 /// A caller byte buffer as a Swift buffer; NULL is accepted only with length 0.
-func inputBytes(_ data: UnsafePointer<CChar>?, _ len: Int, _ name: StaticString) throws(MapCoreError) -> UnsafeBufferPointer<UInt8> {
+func inputBytes(
+    _ data: UnsafePointer<CChar>?, _ len: Int, _ name: StaticString
+) throws(MapCoreError) -> UnsafeBufferPointer<UInt8> {
     // size_t values above Int.max arrive negative; no real buffer is that large.
     guard len >= 0 else { throw MapCoreError(.invalidArgument, "The length of \(name) is too large.") }
     guard let data else {
@@ -168,7 +175,9 @@ func inputBytes(_ data: UnsafePointer<CChar>?, _ len: Int, _ name: StaticString)
 }
 
 /// Caller positions (count pairs) as a Swift buffer of 2·count doubles.
-func inputPositions(_ xy: UnsafePointer<Double>?, _ count: Int, _ name: StaticString) throws(MapCoreError) -> UnsafeBufferPointer<Double> {
+func inputPositions(
+    _ xy: UnsafePointer<Double>?, _ count: Int, _ name: StaticString
+) throws(MapCoreError) -> UnsafeBufferPointer<Double> {
     guard count >= 0 else { throw MapCoreError(.invalidArgument, "count is too large.") }
     guard let xy else {
         guard count == 0 else { throw MapCoreError(.invalidArgument, "\(name) is NULL but count is \(count).") }

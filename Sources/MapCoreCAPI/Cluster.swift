@@ -13,7 +13,9 @@ final class ClusterIndexHandle: @unchecked Sendable {
     var index: Supercluster { lock.withLock { current } }
 
     /// Builds a new index with the current options and publishes it; on error nothing changes.
-    func replace(_ build: (SuperclusterOptions, ClusterProperties?) throws(MapCoreError) -> Supercluster) throws(MapCoreError) {
+    func replace(
+        _ build: (SuperclusterOptions, ClusterProperties?) throws(MapCoreError) -> Supercluster
+    ) throws(MapCoreError) {
         let base = index
         let next = try build(base.options, base.clusterProperties)
         lock.withLock { current = next }
@@ -21,7 +23,9 @@ final class ClusterIndexHandle: @unchecked Sendable {
 }
 
 private func clusterIndex(_ handle: OpaquePointer?) throws(MapCoreError) -> Supercluster {
-    guard let h = handles.lookup(handle, kind: .clusterIndex, as: ClusterIndexHandle.self) else { throw misuse("mc_cluster_index") }
+    guard let h = handles.lookup(handle, kind: .clusterIndex, as: ClusterIndexHandle.self) else {
+        throw misuse("mc_cluster_index")
+    }
     return h.index
 }
 
@@ -36,8 +40,10 @@ private func page(_ p: UnsafePointer<mc_page>?) -> (offset: Int, limit: Int) {
 private func clusterID(_ id: Int64) -> Int { Int(id) }
 
 /// Writes items into a caller array with the buffer-too-small convention.
-private func fillItems(_ sc: Supercluster, _ items: [ClusterItem], _ out: UnsafeMutablePointer<mc_cluster_item>?,
-                       _ capacity: Int, _ outCount: UnsafeMutablePointer<Int>?) throws(MapCoreError) {
+private func fillItems(
+    _ sc: Supercluster, _ items: [ClusterItem], _ out: UnsafeMutablePointer<mc_cluster_item>?,
+    _ capacity: Int, _ outCount: UnsafeMutablePointer<Int>?
+) throws(MapCoreError) {
     try fillRecords(out, capacity, outCount) { (room, write) throws(MapCoreError) in
         guard items.count <= room else { return items.count }
         for (k, item) in items.enumerated() { write(k, sc.record(item)) }
@@ -47,8 +53,10 @@ private func fillItems(_ sc: Supercluster, _ items: [ClusterItem], _ out: Unsafe
 
 /// The flat-array convention: `produce` writes records only when `room` holds them all and
 /// returns how many there are; too small a capacity writes nothing and reports the need.
-private func fillRecords(_ out: UnsafeMutablePointer<mc_cluster_item>?, _ capacity: Int, _ outCount: UnsafeMutablePointer<Int>?,
-                         _ produce: (Int, (Int, ClusterRecord) -> Void) throws(MapCoreError) -> Int) throws(MapCoreError) {
+private func fillRecords(
+    _ out: UnsafeMutablePointer<mc_cluster_item>?, _ capacity: Int, _ outCount: UnsafeMutablePointer<Int>?,
+    _ produce: (Int, (Int, ClusterRecord) -> Void) throws(MapCoreError) -> Int
+) throws(MapCoreError) {
     let outCount = try required(outCount, "out_count")
     guard capacity >= 0 else { throw MapCoreError(.invalidArgument, "capacity is too large.") }
     let room = out == nil ? 0 : capacity
@@ -65,7 +73,9 @@ private func fillRecords(_ out: UnsafeMutablePointer<mc_cluster_item>?, _ capaci
 // MARK: cluster index
 
 @_cdecl("mc_cluster_index_new")
-public func mc_cluster_index_new(_ options: UnsafePointer<CChar>?, _ len: Int, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+public func mc_cluster_index_new(
+    _ options: UnsafePointer<CChar>?, _ len: Int, _ out: UnsafeMutablePointer<OpaquePointer?>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         let out = try required(out, "out")
         let (o, props) = try SuperclusterOptions.read(json: try optionsJSON(options, len))
@@ -82,39 +92,55 @@ public func mc_cluster_index_free(_ handle: OpaquePointer?) {
 @_cdecl("mc_cluster_index_load")
 public func mc_cluster_index_load(_ handle: OpaquePointer?, _ data: OpaquePointer?) -> Int32 {
     boundary { () throws(MapCoreError) in
-        guard let h = handles.lookup(handle, kind: .clusterIndex, as: ClusterIndexHandle.self) else { throw misuse("mc_cluster_index") }
+        guard let h = handles.lookup(handle, kind: .clusterIndex, as: ClusterIndexHandle.self) else {
+            throw misuse("mc_cluster_index")
+        }
         let value = try geojsonHandle(data).value
         let features: [Feature]
         if case .geometry(let g) = value { features = [Feature(geometry: g)] } else { features = value.features }
-        try h.replace { (o, p) throws(MapCoreError) in try Supercluster(features: features, options: o, clusterProperties: p) }
+        try h.replace { (o, p) throws(MapCoreError) in
+            try Supercluster(features: features, options: o, clusterProperties: p)
+        }
     }
 }
 
 @_cdecl("mc_cluster_index_load_points")
-public func mc_cluster_index_load_points(_ handle: OpaquePointer?, _ lnglat: UnsafePointer<Double>?, _ count: Int) -> Int32 {
+public func mc_cluster_index_load_points(
+    _ handle: OpaquePointer?, _ lnglat: UnsafePointer<Double>?, _ count: Int
+) -> Int32 {
     boundary { () throws(MapCoreError) in
-        guard let h = handles.lookup(handle, kind: .clusterIndex, as: ClusterIndexHandle.self) else { throw misuse("mc_cluster_index") }
+        guard let h = handles.lookup(handle, kind: .clusterIndex, as: ClusterIndexHandle.self) else {
+            throw misuse("mc_cluster_index")
+        }
         let xy = try inputPositions(lnglat, count, "lnglat")
-        try h.replace { (o, p) throws(MapCoreError) in try Supercluster(positions: xy, options: o, clusterProperties: p) }
+        try h.replace { (o, p) throws(MapCoreError) in try Supercluster(positions: xy, options: o, clusterProperties: p)
+        }
     }
 }
 
 @_cdecl("mc_cluster_index_get_clusters")
-public func mc_cluster_index_get_clusters(_ handle: OpaquePointer?, _ bbox: UnsafePointer<Double>?, _ zoom: Double,
-                                          _ flags: UInt32, _ out: UnsafeMutablePointer<mc_buf>?) -> Int32 {
+public func mc_cluster_index_get_clusters(
+    _ handle: OpaquePointer?, _ bbox: UnsafePointer<Double>?, _ zoom: Double,
+    _ flags: UInt32, _ out: UnsafeMutablePointer<mc_buf>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         let sc = try clusterIndex(handle)
         let (w, s, e, n) = try bboxArgument(bbox)
         let out = try required(out, "out")
         let pretty = try serializeFlags(flags)
-        try fill(out, with: sc.featureCollection(try sc.clusters(west: w, south: s, east: e, north: n, zoom: zoom), pretty: pretty))
+        try fill(
+            out,
+            with: sc.featureCollection(
+                try sc.clusters(west: w, south: s, east: e, north: n, zoom: zoom), pretty: pretty))
     }
 }
 
 @_cdecl("mc_cluster_index_get_clusters_flat")
-public func mc_cluster_index_get_clusters_flat(_ handle: OpaquePointer?, _ bbox: UnsafePointer<Double>?, _ zoom: Double,
-                                               _ items: UnsafeMutablePointer<mc_cluster_item>?, _ capacity: Int,
-                                               _ outCount: UnsafeMutablePointer<Int>?) -> Int32 {
+public func mc_cluster_index_get_clusters_flat(
+    _ handle: OpaquePointer?, _ bbox: UnsafePointer<Double>?, _ zoom: Double,
+    _ items: UnsafeMutablePointer<mc_cluster_item>?, _ capacity: Int,
+    _ outCount: UnsafeMutablePointer<Int>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         let sc = try clusterIndex(handle)
         let (w, s, e, n) = try bboxArgument(bbox)
@@ -125,8 +151,10 @@ public func mc_cluster_index_get_clusters_flat(_ handle: OpaquePointer?, _ bbox:
 }
 
 @_cdecl("mc_cluster_index_get_tile")
-public func mc_cluster_index_get_tile(_ handle: OpaquePointer?, _ z: Int32, _ x: Int32, _ y: Int32, _ flags: UInt32,
-                                      _ out: UnsafeMutablePointer<mc_buf>?) -> Int32 {
+public func mc_cluster_index_get_tile(
+    _ handle: OpaquePointer?, _ z: Int32, _ x: Int32, _ y: Int32, _ flags: UInt32,
+    _ out: UnsafeMutablePointer<mc_buf>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         let sc = try clusterIndex(handle)
         let out = try required(out, "out")
@@ -136,8 +164,10 @@ public func mc_cluster_index_get_tile(_ handle: OpaquePointer?, _ z: Int32, _ x:
 }
 
 @_cdecl("mc_cluster_index_get_children")
-public func mc_cluster_index_get_children(_ handle: OpaquePointer?, _ id: Int64, _ flags: UInt32,
-                                          _ out: UnsafeMutablePointer<mc_buf>?) -> Int32 {
+public func mc_cluster_index_get_children(
+    _ handle: OpaquePointer?, _ id: Int64, _ flags: UInt32,
+    _ out: UnsafeMutablePointer<mc_buf>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         let sc = try clusterIndex(handle)
         let out = try required(out, "out")
@@ -147,8 +177,10 @@ public func mc_cluster_index_get_children(_ handle: OpaquePointer?, _ id: Int64,
 }
 
 @_cdecl("mc_cluster_index_get_leaves")
-public func mc_cluster_index_get_leaves(_ handle: OpaquePointer?, _ id: Int64, _ pageArg: UnsafePointer<mc_page>?,
-                                        _ flags: UInt32, _ out: UnsafeMutablePointer<mc_buf>?) -> Int32 {
+public func mc_cluster_index_get_leaves(
+    _ handle: OpaquePointer?, _ id: Int64, _ pageArg: UnsafePointer<mc_page>?,
+    _ flags: UInt32, _ out: UnsafeMutablePointer<mc_buf>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         let sc = try clusterIndex(handle)
         let out = try required(out, "out")
@@ -160,18 +192,24 @@ public func mc_cluster_index_get_leaves(_ handle: OpaquePointer?, _ id: Int64, _
 }
 
 @_cdecl("mc_cluster_index_get_leaves_flat")
-public func mc_cluster_index_get_leaves_flat(_ handle: OpaquePointer?, _ id: Int64, _ pageArg: UnsafePointer<mc_page>?,
-                                             _ items: UnsafeMutablePointer<mc_cluster_item>?, _ capacity: Int,
-                                             _ outCount: UnsafeMutablePointer<Int>?) -> Int32 {
+public func mc_cluster_index_get_leaves_flat(
+    _ handle: OpaquePointer?, _ id: Int64, _ pageArg: UnsafePointer<mc_page>?,
+    _ items: UnsafeMutablePointer<mc_cluster_item>?, _ capacity: Int,
+    _ outCount: UnsafeMutablePointer<Int>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         let sc = try clusterIndex(handle)
         let (offset, limit) = page(pageArg)
-        try fillItems(sc, try sc.leaves(of: clusterID(id), offset: offset, limit: limit).map { .point($0) }, items, capacity, outCount)
+        try fillItems(
+            sc, try sc.leaves(of: clusterID(id), offset: offset, limit: limit).map { .point($0) }, items, capacity,
+            outCount)
     }
 }
 
 @_cdecl("mc_cluster_index_get_expansion_zoom")
-public func mc_cluster_index_get_expansion_zoom(_ handle: OpaquePointer?, _ id: Int64, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
+public func mc_cluster_index_get_expansion_zoom(
+    _ handle: OpaquePointer?, _ id: Int64, _ out: UnsafeMutablePointer<Int32>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         let sc = try clusterIndex(handle)
         let out = try required(out, "out_zoom")
@@ -180,7 +218,9 @@ public func mc_cluster_index_get_expansion_zoom(_ handle: OpaquePointer?, _ id: 
 }
 
 @_cdecl("mc_cluster_index_get_cluster_hull")
-public func mc_cluster_index_get_cluster_hull(_ handle: OpaquePointer?, _ id: Int64, _ out: UnsafeMutablePointer<mc_buf>?) -> Int32 {
+public func mc_cluster_index_get_cluster_hull(
+    _ handle: OpaquePointer?, _ id: Int64, _ out: UnsafeMutablePointer<mc_buf>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         let sc = try clusterIndex(handle)
         let out = try required(out, "out")

@@ -1,8 +1,8 @@
 // C boundary for include/mapcore/common.h: versions, status names, the error record, buffers.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 import CMapCoreABI
 import MapCore

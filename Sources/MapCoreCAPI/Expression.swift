@@ -4,7 +4,9 @@ import CMapCoreABI
 import MapCore
 
 func expressionHandle(_ handle: OpaquePointer?) throws(MapCoreError) -> StyleExpression {
-    guard let h = handles.lookup(handle, kind: .expression, as: StyleExpression.self) else { throw misuse("mc_expression") }
+    guard let h = handles.lookup(handle, kind: .expression, as: StyleExpression.self) else {
+        throw misuse("mc_expression")
+    }
     return h
 }
 
@@ -13,8 +15,10 @@ func parseJSON(_ data: UnsafePointer<CChar>?, _ len: Int, _ name: StaticString) 
 }
 
 @_cdecl("mc_expression_compile")
-public func mc_expression_compile(_ json: UnsafePointer<CChar>?, _ len: Int, _ spec: UnsafePointer<CChar>?, _ specLen: Int,
-                                  _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+public func mc_expression_compile(
+    _ json: UnsafePointer<CChar>?, _ len: Int, _ spec: UnsafePointer<CChar>?, _ specLen: Int,
+    _ out: UnsafeMutablePointer<OpaquePointer?>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         let out = try required(out, "out")
         let value = try parseJSON(json, len, "json")
@@ -27,11 +31,14 @@ public func mc_expression_compile(_ json: UnsafePointer<CChar>?, _ len: Int, _ s
 }
 
 @_cdecl("mc_filter_compile")
-public func mc_filter_compile(_ json: UnsafePointer<CChar>?, _ len: Int, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+public func mc_filter_compile(
+    _ json: UnsafePointer<CChar>?, _ len: Int, _ out: UnsafeMutablePointer<OpaquePointer?>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         let out = try required(out, "out")
         let value = try parseJSON(json, len, "json")
-        out.pointee = handles.register(try StyleExpression.compiled(value, spec: .filter, legacyFilters: true), kind: .expression)
+        out.pointee = handles.register(
+            try StyleExpression.compiled(value, spec: .filter, legacyFilters: true), kind: .expression)
     }
 }
 
@@ -62,7 +69,8 @@ private func evaluationContext(_ c: UnsafePointer<mc_eval_context>?) throws(MapC
     ctx.featureState = try object(v.feature_state, v.feature_state_len, "feature_state")
     ctx.globalState = try object(v.global_state, v.global_state_len, "global_state")
     if v.available_images != nil || v.available_images_len != 0 {
-        guard case .array(let names) = try parseJSON(v.available_images, v.available_images_len, "available_images") else {
+        guard case .array(let names) = try parseJSON(v.available_images, v.available_images_len, "available_images")
+        else {
             throw MapCoreError(.invalidArgument, "mc_eval_context.available_images must be a JSON array of strings.")
         }
         ctx.availableImages = names.compactMap(\.stringValue)
@@ -72,8 +80,12 @@ private func evaluationContext(_ c: UnsafePointer<mc_eval_context>?) throws(MapC
     }
     if v.has_canonical != 0 {
         guard (0...30).contains(v.canonical_z), v.canonical_x >= 0, v.canonical_y >= 0,
-              Int(v.canonical_x) < (1 << Int(v.canonical_z)), Int(v.canonical_y) < (1 << Int(v.canonical_z)) else {
-            throw MapCoreError(.invalidArgument, "mc_eval_context canonical tile \(v.canonical_z)/\(v.canonical_x)/\(v.canonical_y) is not a valid tile.")
+            Int(v.canonical_x) < (1 << Int(v.canonical_z)), Int(v.canonical_y) < (1 << Int(v.canonical_z))
+        else {
+            throw MapCoreError(
+                .invalidArgument,
+                "mc_eval_context canonical tile \(v.canonical_z)/\(v.canonical_x)/\(v.canonical_y) is not a valid tile."
+            )
         }
         ctx.canonical = CanonicalTileID(z: Int(v.canonical_z), x: Int(v.canonical_x), y: Int(v.canonical_y))
     }
@@ -81,13 +93,16 @@ private func evaluationContext(_ c: UnsafePointer<mc_eval_context>?) throws(MapC
 }
 
 /// Puts the feature given as GeoJSON text (Feature or geometry) into the context.
-private func withFeature(_ ctx: inout EvaluationContext, _ text: UnsafePointer<CChar>?, _ len: Int) throws(MapCoreError) {
+private func withFeature(_ ctx: inout EvaluationContext, _ text: UnsafePointer<CChar>?, _ len: Int) throws(MapCoreError)
+{
     guard text != nil || len != 0 else { return }
     switch try GeoJSONParser.parse(try inputBytes(text, len, "feature")) {
     case .feature(let f): ctx.setFeature(f)
     case .geometry(let g): ctx.setFeature(Feature(geometry: g))
     case .featureCollection:
-        throw MapCoreError(.invalidArgument, "feature must be one Feature or geometry; use the batch functions for a FeatureCollection.")
+        throw MapCoreError(
+            .invalidArgument,
+            "feature must be one Feature or geometry; use the batch functions for a FeatureCollection.")
     }
 }
 
@@ -100,8 +115,10 @@ private func evaluate(_ e: StyleExpression, _ ctx: EvaluationContext) throws(Map
 }
 
 @_cdecl("mc_expression_evaluate")
-public func mc_expression_evaluate(_ handle: OpaquePointer?, _ feature: UnsafePointer<CChar>?, _ featureLen: Int,
-                                   _ context: UnsafePointer<mc_eval_context>?, _ out: UnsafeMutablePointer<mc_buf>?) -> Int32 {
+public func mc_expression_evaluate(
+    _ handle: OpaquePointer?, _ feature: UnsafePointer<CChar>?, _ featureLen: Int,
+    _ context: UnsafePointer<mc_eval_context>?, _ out: UnsafeMutablePointer<mc_buf>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         let e = try expressionHandle(handle)
         let out = try required(out, "out")
@@ -115,8 +132,10 @@ public func mc_expression_evaluate(_ handle: OpaquePointer?, _ feature: UnsafePo
 }
 
 @_cdecl("mc_expression_matches")
-public func mc_expression_matches(_ handle: OpaquePointer?, _ feature: UnsafePointer<CChar>?, _ featureLen: Int,
-                                  _ context: UnsafePointer<mc_eval_context>?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
+public func mc_expression_matches(
+    _ handle: OpaquePointer?, _ feature: UnsafePointer<CChar>?, _ featureLen: Int,
+    _ context: UnsafePointer<mc_eval_context>?, _ out: UnsafeMutablePointer<Int32>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         let e = try expressionHandle(handle)
         let out = try required(out, "out_match")
@@ -131,9 +150,11 @@ public func mc_expression_matches(_ handle: OpaquePointer?, _ feature: UnsafePoi
 }
 
 /// Evaluates over every feature of a GeoJSON handle after checking the caller's capacity.
-private func batch(_ handle: OpaquePointer?, _ features: OpaquePointer?, _ context: UnsafePointer<mc_eval_context>?,
-                   _ capacity: Int, _ outCount: UnsafeMutablePointer<Int>?, _ errors: UnsafeMutablePointer<UInt8>?,
-                   _ output: BatchOutput?) throws(MapCoreError) {
+private func batch(
+    _ handle: OpaquePointer?, _ features: OpaquePointer?, _ context: UnsafePointer<mc_eval_context>?,
+    _ capacity: Int, _ outCount: UnsafeMutablePointer<Int>?, _ errors: UnsafeMutablePointer<UInt8>?,
+    _ output: BatchOutput?
+) throws(MapCoreError) {
     let e = try expressionHandle(handle)
     let table = try geojsonHandle(features).table
     let outCount = try required(outCount, "out_count")
@@ -151,18 +172,22 @@ private func batch(_ handle: OpaquePointer?, _ features: OpaquePointer?, _ conte
 }
 
 @_cdecl("mc_expression_evaluate_numbers")
-public func mc_expression_evaluate_numbers(_ handle: OpaquePointer?, _ features: OpaquePointer?, _ context: UnsafePointer<mc_eval_context>?,
-                                           _ out: UnsafeMutablePointer<Double>?, _ errors: UnsafeMutablePointer<UInt8>?,
-                                           _ capacity: Int, _ outCount: UnsafeMutablePointer<Int>?) -> Int32 {
+public func mc_expression_evaluate_numbers(
+    _ handle: OpaquePointer?, _ features: OpaquePointer?, _ context: UnsafePointer<mc_eval_context>?,
+    _ out: UnsafeMutablePointer<Double>?, _ errors: UnsafeMutablePointer<UInt8>?,
+    _ capacity: Int, _ outCount: UnsafeMutablePointer<Int>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         try batch(handle, features, context, capacity, outCount, errors, out.map(BatchOutput.numbers))
     }
 }
 
 @_cdecl("mc_expression_evaluate_colors")
-public func mc_expression_evaluate_colors(_ handle: OpaquePointer?, _ features: OpaquePointer?, _ context: UnsafePointer<mc_eval_context>?,
-                                          _ out: UnsafeMutablePointer<Float>?, _ errors: UnsafeMutablePointer<UInt8>?,
-                                          _ capacity: Int, _ outCount: UnsafeMutablePointer<Int>?) -> Int32 {
+public func mc_expression_evaluate_colors(
+    _ handle: OpaquePointer?, _ features: OpaquePointer?, _ context: UnsafePointer<mc_eval_context>?,
+    _ out: UnsafeMutablePointer<Float>?, _ errors: UnsafeMutablePointer<UInt8>?,
+    _ capacity: Int, _ outCount: UnsafeMutablePointer<Int>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         guard capacity <= Int.max / 4 else { throw MapCoreError(.invalidArgument, "capacity is too large.") }
         try batch(handle, features, context, capacity, outCount, errors, out.map(BatchOutput.colors))
@@ -170,9 +195,11 @@ public func mc_expression_evaluate_colors(_ handle: OpaquePointer?, _ features: 
 }
 
 @_cdecl("mc_expression_evaluate_booleans")
-public func mc_expression_evaluate_booleans(_ handle: OpaquePointer?, _ features: OpaquePointer?, _ context: UnsafePointer<mc_eval_context>?,
-                                            _ out: UnsafeMutablePointer<UInt8>?, _ errors: UnsafeMutablePointer<UInt8>?,
-                                            _ capacity: Int, _ outCount: UnsafeMutablePointer<Int>?) -> Int32 {
+public func mc_expression_evaluate_booleans(
+    _ handle: OpaquePointer?, _ features: OpaquePointer?, _ context: UnsafePointer<mc_eval_context>?,
+    _ out: UnsafeMutablePointer<UInt8>?, _ errors: UnsafeMutablePointer<UInt8>?,
+    _ capacity: Int, _ outCount: UnsafeMutablePointer<Int>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         try batch(handle, features, context, capacity, outCount, errors, out.map(BatchOutput.booleans))
     }

@@ -7,13 +7,16 @@ private func formatKind(_ kind: Int32) throws(MapCoreError) -> FormatKind {
     switch kind {
     case MC_FORMAT_PREDICATE: return .predicate
     case MC_FORMAT_EXPRESSION: return .expression
-    default: throw MapCoreError(.invalidArgument, "kind must be MC_FORMAT_PREDICATE or MC_FORMAT_EXPRESSION, not \(kind).")
+    default:
+        throw MapCoreError(.invalidArgument, "kind must be MC_FORMAT_PREDICATE or MC_FORMAT_EXPRESSION, not \(kind).")
     }
 }
 
 /// The format string's JSON expression, with its placeholder arguments read from `args`.
-private func convert(_ format: UnsafePointer<CChar>?, _ len: Int, _ args: UnsafePointer<CChar>?, _ argsLen: Int,
-                     _ kind: FormatKind) throws(MapCoreError) -> JSONValue {
+private func convert(
+    _ format: UnsafePointer<CChar>?, _ len: Int, _ args: UnsafePointer<CChar>?, _ argsLen: Int,
+    _ kind: FormatKind
+) throws(MapCoreError) -> JSONValue {
     let text = Array(try inputBytes(format, len, "format"))
     var arguments: [JSONValue] = []
     if args != nil || argsLen != 0 {
@@ -26,8 +29,10 @@ private func convert(_ format: UnsafePointer<CChar>?, _ len: Int, _ args: Unsafe
 }
 
 @_cdecl("mc_predicate_compile")
-public func mc_predicate_compile(_ format: UnsafePointer<CChar>?, _ len: Int, _ args: UnsafePointer<CChar>?, _ argsLen: Int,
-                                 _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+public func mc_predicate_compile(
+    _ format: UnsafePointer<CChar>?, _ len: Int, _ args: UnsafePointer<CChar>?, _ argsLen: Int,
+    _ out: UnsafeMutablePointer<OpaquePointer?>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         let out = try required(out, "out")
         let json = try convert(format, len, args, argsLen, .predicate)
@@ -36,9 +41,11 @@ public func mc_predicate_compile(_ format: UnsafePointer<CChar>?, _ len: Int, _ 
 }
 
 @_cdecl("mc_expression_compile_format")
-public func mc_expression_compile_format(_ format: UnsafePointer<CChar>?, _ len: Int, _ args: UnsafePointer<CChar>?,
-                                         _ argsLen: Int, _ spec: UnsafePointer<CChar>?, _ specLen: Int,
-                                         _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+public func mc_expression_compile_format(
+    _ format: UnsafePointer<CChar>?, _ len: Int, _ args: UnsafePointer<CChar>?,
+    _ argsLen: Int, _ spec: UnsafePointer<CChar>?, _ specLen: Int,
+    _ out: UnsafeMutablePointer<OpaquePointer?>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         let out = try required(out, "out")
         var propertySpec = PropertySpec.default
@@ -51,8 +58,10 @@ public func mc_expression_compile_format(_ format: UnsafePointer<CChar>?, _ len:
 }
 
 @_cdecl("mc_format_to_json")
-public func mc_format_to_json(_ format: UnsafePointer<CChar>?, _ len: Int, _ args: UnsafePointer<CChar>?, _ argsLen: Int,
-                              _ kind: Int32, _ out: UnsafeMutablePointer<mc_buf>?) -> Int32 {
+public func mc_format_to_json(
+    _ format: UnsafePointer<CChar>?, _ len: Int, _ args: UnsafePointer<CChar>?, _ argsLen: Int,
+    _ kind: Int32, _ out: UnsafeMutablePointer<mc_buf>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         let out = try required(out, "out")
         let json = try convert(format, len, args, argsLen, try formatKind(kind))
@@ -63,8 +72,10 @@ public func mc_format_to_json(_ format: UnsafePointer<CChar>?, _ len: Int, _ arg
 }
 
 @_cdecl("mc_format_from_json")
-public func mc_format_from_json(_ json: UnsafePointer<CChar>?, _ len: Int, _ kind: Int32,
-                                _ formatOut: UnsafeMutablePointer<mc_buf>?, _ argsOut: UnsafeMutablePointer<mc_buf>?) -> Int32 {
+public func mc_format_from_json(
+    _ json: UnsafePointer<CChar>?, _ len: Int, _ kind: Int32,
+    _ formatOut: UnsafeMutablePointer<mc_buf>?, _ argsOut: UnsafeMutablePointer<mc_buf>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         let formatOut = try required(formatOut, "format_out")
         let argsOut = try required(argsOut, "args_out")

@@ -35,8 +35,10 @@ func parseLimits(_ options: UnsafePointer<mc_parse_options>?) throws(MapCoreErro
 }
 
 @_cdecl("mc_geojson_parse")
-public func mc_geojson_parse(_ json: UnsafePointer<CChar>?, _ len: Int, _ options: UnsafePointer<mc_parse_options>?,
-                             _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+public func mc_geojson_parse(
+    _ json: UnsafePointer<CChar>?, _ len: Int, _ options: UnsafePointer<mc_parse_options>?,
+    _ out: UnsafeMutablePointer<OpaquePointer?>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         let out = try required(out, "out")
         let limits = try parseLimits(options)
@@ -91,7 +93,9 @@ public func mc_geojson_geometry_type(_ handle: OpaquePointer?, _ out: UnsafeMuta
 }
 
 @_cdecl("mc_geojson_serialize")
-public func mc_geojson_serialize(_ handle: OpaquePointer?, _ flags: UInt32, _ out: UnsafeMutablePointer<mc_buf>?) -> Int32 {
+public func mc_geojson_serialize(
+    _ handle: OpaquePointer?, _ flags: UInt32, _ out: UnsafeMutablePointer<mc_buf>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         let h = try geojsonHandle(handle)
         let out = try required(out, "out")

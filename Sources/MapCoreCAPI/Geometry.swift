@@ -19,18 +19,26 @@ func inputBox(_ box: UnsafePointer<mc_bbox>?, _ name: StaticString) throws(MapCo
 }
 
 @_cdecl("mc_geojson_bbox")
-public func mc_geojson_bbox(_ handle: OpaquePointer?, _ outBox: UnsafeMutablePointer<mc_bbox>?,
-                            _ outFound: UnsafeMutablePointer<Int32>?) -> Int32 {
+public func mc_geojson_bbox(
+    _ handle: OpaquePointer?, _ outBox: UnsafeMutablePointer<mc_bbox>?,
+    _ outFound: UnsafeMutablePointer<Int32>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         let h = try geojsonHandle(handle)
         let outBox = try required(outBox, "out_box"), outFound = try required(outFound, "out_found")
-        if let box = BoundingBox.of(h.value) { outBox.pointee = box.c; outFound.pointee = 1 } else { outFound.pointee = 0 }
+        if let box = BoundingBox.of(h.value) {
+            outBox.pointee = box.c; outFound.pointee = 1
+        } else {
+            outFound.pointee = 0
+        }
     }
 }
 
 @_cdecl("mc_bbox_of_positions")
-public func mc_bbox_of_positions(_ xy: UnsafePointer<Double>?, _ count: Int, _ outBox: UnsafeMutablePointer<mc_bbox>?,
-                                 _ outFound: UnsafeMutablePointer<Int32>?) -> Int32 {
+public func mc_bbox_of_positions(
+    _ xy: UnsafePointer<Double>?, _ count: Int, _ outBox: UnsafeMutablePointer<mc_bbox>?,
+    _ outFound: UnsafeMutablePointer<Int32>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         let outBox = try required(outBox, "out_box"), outFound = try required(outFound, "out_found")
         if let box = try BoundingBox.of(xy: try inputPositions(xy, count, "xy")) {
@@ -43,7 +51,9 @@ public func mc_bbox_of_positions(_ xy: UnsafePointer<Double>?, _ count: Int, _ o
 }
 
 @_cdecl("mc_bbox_merge")
-public func mc_bbox_merge(_ a: UnsafePointer<mc_bbox>?, _ b: UnsafePointer<mc_bbox>?, _ out: UnsafeMutablePointer<mc_bbox>?) -> Int32 {
+public func mc_bbox_merge(
+    _ a: UnsafePointer<mc_bbox>?, _ b: UnsafePointer<mc_bbox>?, _ out: UnsafeMutablePointer<mc_bbox>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         let merged = try inputBox(a, "a").merged(with: try inputBox(b, "b"))
         try required(out, "out_box").pointee = merged.c
@@ -51,7 +61,9 @@ public func mc_bbox_merge(_ a: UnsafePointer<mc_bbox>?, _ b: UnsafePointer<mc_bb
 }
 
 @_cdecl("mc_bbox_contains")
-public func mc_bbox_contains(_ box: UnsafePointer<mc_bbox>?, _ lon: Double, _ lat: Double, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
+public func mc_bbox_contains(
+    _ box: UnsafePointer<mc_bbox>?, _ lon: Double, _ lat: Double, _ out: UnsafeMutablePointer<Int32>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         let b = try inputBox(box, "box")
         guard !lon.isNaN, !lat.isNaN else { throw MapCoreError(.invalidArgument, "The position holds NaN.") }
@@ -60,7 +72,9 @@ public func mc_bbox_contains(_ box: UnsafePointer<mc_bbox>?, _ lon: Double, _ la
 }
 
 @_cdecl("mc_bbox_intersects")
-public func mc_bbox_intersects(_ a: UnsafePointer<mc_bbox>?, _ b: UnsafePointer<mc_bbox>?, _ out: UnsafeMutablePointer<Int32>?) -> Int32 {
+public func mc_bbox_intersects(
+    _ a: UnsafePointer<mc_bbox>?, _ b: UnsafePointer<mc_bbox>?, _ out: UnsafeMutablePointer<Int32>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         let hit = try inputBox(a, "a").intersects(try inputBox(b, "b"))
         try required(out, "out_intersects").pointee = hit ? 1 : 0
@@ -76,8 +90,10 @@ public func mc_bbox_crosses_antimeridian(_ box: UnsafePointer<mc_bbox>?, _ out: 
 }
 
 @_cdecl("mc_bbox_split_antimeridian")
-public func mc_bbox_split_antimeridian(_ box: UnsafePointer<mc_bbox>?, _ outParts: UnsafeMutablePointer<mc_bbox>?,
-                                       _ outCount: UnsafeMutablePointer<Int>?) -> Int32 {
+public func mc_bbox_split_antimeridian(
+    _ box: UnsafePointer<mc_bbox>?, _ outParts: UnsafeMutablePointer<mc_bbox>?,
+    _ outCount: UnsafeMutablePointer<Int>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         let parts = try inputBox(box, "box").splitAtAntimeridian()
         let outParts = try required(outParts, "out_parts"), outCount = try required(outCount, "out_count")
@@ -95,8 +111,10 @@ public func mc_geojson_position_count(_ handle: OpaquePointer?, _ out: UnsafeMut
 }
 
 @_cdecl("mc_geojson_positions")
-public func mc_geojson_positions(_ handle: OpaquePointer?, _ outXY: UnsafeMutablePointer<Double>?, _ capacity: Int,
-                                 _ outCount: UnsafeMutablePointer<Int>?) -> Int32 {
+public func mc_geojson_positions(
+    _ handle: OpaquePointer?, _ outXY: UnsafeMutablePointer<Double>?, _ capacity: Int,
+    _ outCount: UnsafeMutablePointer<Int>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         let h = try geojsonHandle(handle)
         let outCount = try required(outCount, "out_count")
@@ -108,9 +126,13 @@ public func mc_geojson_positions(_ handle: OpaquePointer?, _ outXY: UnsafeMutabl
 }
 
 /// The allocation-free output convention: report the needed size and refuse to write partially.
-func checkCapacity(_ out: UnsafeMutablePointer<Double>?, _ capacity: Int, needed: Int,
-                   _ outCount: UnsafeMutablePointer<Int>) throws(MapCoreError) {
-    guard out != nil || capacity == 0 else { throw MapCoreError(.invalidArgument, "out_xy is NULL but capacity is \(capacity).") }
+func checkCapacity(
+    _ out: UnsafeMutablePointer<Double>?, _ capacity: Int, needed: Int,
+    _ outCount: UnsafeMutablePointer<Int>
+) throws(MapCoreError) {
+    guard out != nil || capacity == 0 else {
+        throw MapCoreError(.invalidArgument, "out_xy is NULL but capacity is \(capacity).")
+    }
     // A size_t capacity above Int.max arrives negative: it is plenty, not too small.
     guard capacity < 0 || capacity >= needed else {
         outCount.pointee = needed
@@ -128,8 +150,10 @@ public func mc_geojson_convex_hull(_ handle: OpaquePointer?, _ out: UnsafeMutabl
 }
 
 @_cdecl("mc_convex_hull_positions")
-public func mc_convex_hull_positions(_ xy: UnsafePointer<Double>?, _ count: Int, _ outXY: UnsafeMutablePointer<Double>?,
-                                     _ capacity: Int, _ outCount: UnsafeMutablePointer<Int>?) -> Int32 {
+public func mc_convex_hull_positions(
+    _ xy: UnsafePointer<Double>?, _ count: Int, _ outXY: UnsafeMutablePointer<Double>?,
+    _ capacity: Int, _ outCount: UnsafeMutablePointer<Int>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         let outCount = try required(outCount, "out_count")
         let hull = try ConvexHull.vertices(xy: try inputPositions(xy, count, "xy"))

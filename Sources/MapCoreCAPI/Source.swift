@@ -17,7 +17,9 @@ private func featureKey(_ text: UnsafePointer<CChar>?, _ len: Int) throws(MapCor
 }
 
 @_cdecl("mc_source_new")
-public func mc_source_new(_ options: UnsafePointer<CChar>?, _ len: Int, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+public func mc_source_new(
+    _ options: UnsafePointer<CChar>?, _ len: Int, _ out: UnsafeMutablePointer<OpaquePointer?>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         let out = try required(out, "out")
         let source = try DataSource(options: try DataSourceOptions(json: try optionsJSON(options, len)))
@@ -67,14 +69,17 @@ public func mc_source_import(_ handle: OpaquePointer?, _ location: UnsafePointer
     boundary { () throws(MapCoreError) in
         let source = try sourceHandle(handle)
         guard let location else { throw MapCoreError(.invalidArgument, "location must not be NULL.") }
-        let bytes = try Fetch.bytes(from: String(decoding: UnsafeRawBufferPointer(start: location, count: strlen(location)), as: UTF8.self))
+        let bytes = try Fetch.bytes(
+            from: String(decoding: UnsafeRawBufferPointer(start: location, count: strlen(location)), as: UTF8.self))
         let value = try bytes.withUnsafeBufferPointer { (b) throws(MapCoreError) in try GeoJSONParser.parse(b) }
         try source.add(value)
     }
 }
 
 @_cdecl("mc_source_remove")
-public func mc_source_remove(_ handle: OpaquePointer?, _ id: UnsafePointer<CChar>?, _ len: Int, _ outRemoved: UnsafeMutablePointer<Int>?) -> Int32 {
+public func mc_source_remove(
+    _ handle: OpaquePointer?, _ id: UnsafePointer<CChar>?, _ len: Int, _ outRemoved: UnsafeMutablePointer<Int>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         let source = try sourceHandle(handle)
         let removed = try source.remove(id: try featureKey(id, len))
@@ -105,37 +110,51 @@ public func mc_source_count(_ handle: OpaquePointer?, _ out: UnsafeMutablePointe
 }
 
 @_cdecl("mc_source_get")
-public func mc_source_get(_ handle: OpaquePointer?, _ id: UnsafePointer<CChar>?, _ len: Int, _ flags: UInt32,
-                          _ out: UnsafeMutablePointer<mc_buf>?) -> Int32 {
+public func mc_source_get(
+    _ handle: OpaquePointer?, _ id: UnsafePointer<CChar>?, _ len: Int, _ flags: UInt32,
+    _ out: UnsafeMutablePointer<mc_buf>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         let source = try sourceHandle(handle)
         let key = try featureKey(id, len)
         let out = try required(out, "out")
         let pretty = try serializeFlags(flags)
-        guard let f = source.snapshot.feature(withID: key) else { throw MapCoreError(.notFound, "No feature with that id.") }
+        guard let f = source.snapshot.feature(withID: key) else {
+            throw MapCoreError(.notFound, "No feature with that id.")
+        }
         try fill(out, with: GeoJSON.feature(f).serialize(pretty: pretty))
     }
 }
 
 @_cdecl("mc_source_to_geojson")
-public func mc_source_to_geojson(_ handle: OpaquePointer?, _ flags: UInt32, _ out: UnsafeMutablePointer<mc_buf>?) -> Int32 {
+public func mc_source_to_geojson(
+    _ handle: OpaquePointer?, _ flags: UInt32, _ out: UnsafeMutablePointer<mc_buf>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         let source = try sourceHandle(handle)
         let out = try required(out, "out")
         let pretty = try serializeFlags(flags)
-        try fill(out, with: GeoJSON.featureCollection(FeatureCollection(features: source.snapshot.features)).serialize(pretty: pretty))
+        try fill(
+            out,
+            with: GeoJSON.featureCollection(FeatureCollection(features: source.snapshot.features)).serialize(
+                pretty: pretty))
     }
 }
 
 @_cdecl("mc_source_get_clusters")
-public func mc_source_get_clusters(_ handle: OpaquePointer?, _ bbox: UnsafePointer<Double>?, _ zoom: Double,
-                                   _ flags: UInt32, _ out: UnsafeMutablePointer<mc_buf>?) -> Int32 {
+public func mc_source_get_clusters(
+    _ handle: OpaquePointer?, _ bbox: UnsafePointer<Double>?, _ zoom: Double,
+    _ flags: UInt32, _ out: UnsafeMutablePointer<mc_buf>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         let source = try sourceHandle(handle)
         let (w, s, e, n) = try bboxArgument(bbox)
         let out = try required(out, "out")
         let pretty = try serializeFlags(flags)
-        try fill(out, with: try source.snapshot.clusterItemsJSON(west: w, south: s, east: e, north: n, zoom: zoom, pretty: pretty))
+        try fill(
+            out,
+            with: try source.snapshot.clusterItemsJSON(west: w, south: s, east: e, north: n, zoom: zoom, pretty: pretty)
+        )
     }
 }
 
@@ -149,8 +168,10 @@ public func mc_source_cluster_index(_ handle: OpaquePointer?, _ out: UnsafeMutab
 }
 
 @_cdecl("mc_source_get_tile")
-public func mc_source_get_tile(_ handle: OpaquePointer?, _ z: Int32, _ x: Int32, _ y: Int32, _ flags: UInt32,
-                               _ out: UnsafeMutablePointer<mc_buf>?) -> Int32 {
+public func mc_source_get_tile(
+    _ handle: OpaquePointer?, _ z: Int32, _ x: Int32, _ y: Int32, _ flags: UInt32,
+    _ out: UnsafeMutablePointer<mc_buf>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         let source = try sourceHandle(handle)
         let out = try required(out, "out")
@@ -161,8 +182,10 @@ public func mc_source_get_tile(_ handle: OpaquePointer?, _ z: Int32, _ x: Int32,
 }
 
 @_cdecl("mc_source_get_tile_mvt")
-public func mc_source_get_tile_mvt(_ handle: OpaquePointer?, _ z: Int32, _ x: Int32, _ y: Int32,
-                                   _ layer: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<mc_buf>?) -> Int32 {
+public func mc_source_get_tile_mvt(
+    _ handle: OpaquePointer?, _ z: Int32, _ x: Int32, _ y: Int32,
+    _ layer: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<mc_buf>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         let source = try sourceHandle(handle)
         let out = try required(out, "out")

@@ -25,8 +25,10 @@ func layerName(_ name: UnsafePointer<CChar>?) throws(MapCoreError) -> String {
 }
 
 @_cdecl("mc_tile_index_new")
-public func mc_tile_index_new(_ data: OpaquePointer?, _ options: UnsafePointer<CChar>?, _ len: Int,
-                              _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+public func mc_tile_index_new(
+    _ data: OpaquePointer?, _ options: UnsafePointer<CChar>?, _ len: Int,
+    _ out: UnsafeMutablePointer<OpaquePointer?>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         let out = try required(out, "out")
         let value = try geojsonHandle(data).value
@@ -41,8 +43,10 @@ public func mc_tile_index_free(_ handle: OpaquePointer?) {
 }
 
 @_cdecl("mc_tile_index_get_tile")
-public func mc_tile_index_get_tile(_ handle: OpaquePointer?, _ z: Int32, _ x: Int32, _ y: Int32, _ flags: UInt32,
-                                   _ out: UnsafeMutablePointer<mc_buf>?) -> Int32 {
+public func mc_tile_index_get_tile(
+    _ handle: OpaquePointer?, _ z: Int32, _ x: Int32, _ y: Int32, _ flags: UInt32,
+    _ out: UnsafeMutablePointer<mc_buf>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         let index = try tileIndex(handle)
         let out = try required(out, "out")
@@ -53,8 +57,10 @@ public func mc_tile_index_get_tile(_ handle: OpaquePointer?, _ z: Int32, _ x: In
 }
 
 @_cdecl("mc_tile_index_get_tile_mvt")
-public func mc_tile_index_get_tile_mvt(_ handle: OpaquePointer?, _ z: Int32, _ x: Int32, _ y: Int32,
-                                       _ layer: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<mc_buf>?) -> Int32 {
+public func mc_tile_index_get_tile_mvt(
+    _ handle: OpaquePointer?, _ z: Int32, _ x: Int32, _ y: Int32,
+    _ layer: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<mc_buf>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         let index = try tileIndex(handle)
         let out = try required(out, "out")
@@ -65,7 +71,9 @@ public func mc_tile_index_get_tile_mvt(_ handle: OpaquePointer?, _ z: Int32, _ x
 }
 
 @_cdecl("mc_tile_index_stats")
-public func mc_tile_index_stats(_ handle: OpaquePointer?, _ flags: UInt32, _ out: UnsafeMutablePointer<mc_buf>?) -> Int32 {
+public func mc_tile_index_stats(
+    _ handle: OpaquePointer?, _ flags: UInt32, _ out: UnsafeMutablePointer<mc_buf>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         let index = try tileIndex(handle)
         let out = try required(out, "out")

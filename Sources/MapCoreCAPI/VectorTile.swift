@@ -6,8 +6,10 @@ import MapCore
 private let lngLatFlag: UInt32 = 0x100
 
 @_cdecl("mc_mvt_decode")
-public func mc_mvt_decode(_ data: UnsafeRawPointer?, _ len: Int, _ z: Int32, _ x: Int32, _ y: Int32, _ flags: UInt32,
-                          _ out: UnsafeMutablePointer<mc_buf>?) -> Int32 {
+public func mc_mvt_decode(
+    _ data: UnsafeRawPointer?, _ len: Int, _ z: Int32, _ x: Int32, _ y: Int32, _ flags: UInt32,
+    _ out: UnsafeMutablePointer<mc_buf>?
+) -> Int32 {
     boundary { () throws(MapCoreError) in
         let out = try required(out, "out")
         let bytes = try inputBytes(data?.assumingMemoryBound(to: CChar.self), len, "data")

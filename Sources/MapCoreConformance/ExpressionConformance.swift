@@ -33,10 +33,12 @@ public enum ExpressionConformance {
 
     /// The case ids of a known-failures list: one id per line, text after `#` is a comment.
     public static func knownFailures(_ text: String) -> Set<String> {
-        Set(text.split(separator: "\n").compactMap { line -> String? in
-            let id = String(line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]).trimmingJSWhitespace()
-            return id.isEmpty ? nil : id
-        })
+        Set(
+            text.split(separator: "\n").compactMap { line -> String? in
+                let id = String(line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0])
+                    .trimmingJSWhitespace()
+                return id.isEmpty ? nil : id
+            })
     }
 
     /// Runs every non-empty line of a `.jsonl` file.
@@ -50,7 +52,8 @@ public enum ExpressionConformance {
         let id = o["id"]?.stringValue ?? "?"
         func fail(_ reason: String) -> Outcome { Outcome(id: id, passed: false, reason: reason) }
         guard let expression = o["expression"], case .object(let expected)? = o["expected"],
-              case .object(let compiled)? = expected["compiled"] else { return fail("case lacks expression/expected") }
+            case .object(let compiled)? = expected["compiled"]
+        else { return fail("case lacks expression/expected") }
 
         var spec = PropertySpec.default
         if let specJSON = o["propertySpec"] {
@@ -66,7 +69,10 @@ public enum ExpressionConformance {
         let expr: StyleExpression
         switch result {
         case .failure(let failure):
-            if expectSuccess { return fail("compile failed: " + failure.errors.map { "\($0.key): \($0.message)" }.joined(separator: "; ")) }
+            if expectSuccess {
+                return fail(
+                    "compile failed: " + failure.errors.map { "\($0.key): \($0.message)" }.joined(separator: "; "))
+            }
             return Outcome(id: id, passed: true, reason: "")
         case .success(let e):
             if !expectSuccess { return fail("compiled, but the case expects a compile error") }
@@ -83,24 +89,35 @@ public enum ExpressionConformance {
         }
         guard case .array(let inputs)? = o["inputs"] else { return Outcome(id: id, passed: true, reason: "") }
         let outputs = expected["outputs"]?.arrayValue ?? []
-        guard outputs.count == inputs.count || outputs.isEmpty else { return fail("inputs and outputs differ in count") }
+        guard outputs.count == inputs.count || outputs.isEmpty else {
+            return fail("inputs and outputs differ in count")
+        }
         let globalState = o["globalState"]?.objectValue
         for (k, input) in inputs.enumerated() where k < outputs.count {
-            guard case .array(let pair) = input, pair.count == 2 else { return fail("input \(k) is not a [context, feature] pair") }
+            guard case .array(let pair) = input, pair.count == 2 else {
+                return fail("input \(k) is not a [context, feature] pair")
+            }
             var ctx: EvaluationContext
             do { ctx = try context(pair[0], pair[1]) } catch { return fail("input \(k): \(error)") }
             ctx.globalState = globalState
             let want = outputs[k]
-            let wantError: Bool = { if case .object(let w) = want, w["error"] != nil, w.count == 1 { return true } else { return false } }()
+            let wantError: Bool = {
+                if case .object(let w) = want, w["error"] != nil, w.count == 1 { return true } else { return false }
+            }()
             do {
                 let got = try expr.evaluate(ctx)
-                if wantError { return fail("input \(k): expected an error, got \(JSON.serialize(got.json(colors: .premultiplied)))") }
+                if wantError {
+                    return fail(
+                        "input \(k): expected an error, got \(JSON.serialize(got.json(colors: .premultiplied)))")
+                }
                 let gotJSON = got.json(colors: .premultiplied)
                 if !matches(gotJSON, want) {
                     return fail("input \(k): got \(JSON.serialize(gotJSON)), expected \(JSON.serialize(want))")
                 }
             } catch {
-                if !wantError { return fail("input \(k): evaluation error \"\(error.message)\", expected \(JSON.serialize(want))") }
+                if !wantError {
+                    return fail("input \(k): evaluation error \"\(error.message)\", expected \(JSON.serialize(want))")
+                }
             }
         }
         return Outcome(id: id, passed: true, reason: "")
@@ -114,9 +131,13 @@ public enum ExpressionConformance {
             ctx.heatmapDensity = co["heatmapDensity"]?.doubleValue
             ctx.elevation = co["elevation"]?.doubleValue
             ctx.lineProgress = co["lineProgress"]?.doubleValue
-            if case .array(let images)? = co["availableImages"] { ctx.availableImages = images.compactMap(\.stringValue) }
-            if case .object(let t)? = co["canonicalID"], let z = t["z"]?.doubleValue, let x = t["x"]?.doubleValue, let y = t["y"]?.doubleValue,
-               abs(z) < 64, abs(x) < 1e15, abs(y) < 1e15 {
+            if case .array(let images)? = co["availableImages"] {
+                ctx.availableImages = images.compactMap(\.stringValue)
+            }
+            if case .object(let t)? = co["canonicalID"], let z = t["z"]?.doubleValue, let x = t["x"]?.doubleValue,
+                let y = t["y"]?.doubleValue,
+                abs(z) < 64, abs(x) < 1e15, abs(y) < 1e15
+            {
                 ctx.canonical = CanonicalTileID(z: Int(z), x: Int(x), y: Int(y))
             }
         }

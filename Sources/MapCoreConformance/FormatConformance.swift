@@ -35,7 +35,9 @@ public enum FormatConformance {
         if direction == "format-to-json" || direction == "both" {
             do {
                 let json = try FormatString.json(bytes, kind: kind)
-                if json != expected { return fail("format → JSON gave \(JSON.serialize(json)), expected \(JSON.serialize(expected))") }
+                if json != expected {
+                    return fail("format → JSON gave \(JSON.serialize(json)), expected \(JSON.serialize(expected))")
+                }
             } catch {
                 return fail("format → JSON failed: \(error)")
             }
@@ -46,7 +48,8 @@ public enum FormatConformance {
                 let reread = try FormatString.parse(Array(printed.text.utf8), arguments: printed.arguments, kind: kind)
                 let original = try FormatString.parse(bytes, kind: kind)
                 if reread != original {
-                    return fail("JSON → format gave `\(printed.text)`, which reads differently from the record's format")
+                    return fail(
+                        "JSON → format gave `\(printed.text)`, which reads differently from the record's format")
                 }
             } catch {
                 return fail("JSON → format failed: \(error)")

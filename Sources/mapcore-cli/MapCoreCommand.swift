@@ -10,8 +10,10 @@ struct MapCoreCommand: ParsableCommand {
         commandName: "mapcore",
         abstract: "MapCore: GeoJSON, geometry and map logic from the command line.",
         version: "\(MapCoreVersion.string)",
-        subcommands: [Info.self, BBox.self, Hull.self, Eval.self, Filter.self, Cluster.self, Tile.self, DecodeMVT.self,
-                      Conformance.self]
+        subcommands: [
+            Info.self, BBox.self, Hull.self, Eval.self, Filter.self, Cluster.self, Tile.self, DecodeMVT.self,
+            Conformance.self,
+        ]
     )
 }
 
@@ -131,7 +133,10 @@ struct ExpressionsConformance: ParsableCommand {
     @Argument(help: "A .jsonl file of cases in the format of maplibre-style-spec's expression fixtures.")
     var file: String
 
-    @Option(help: "A file listing case ids expected to fail (one per line, '#' comments): they are reported but do not fail the run; a listed case that passes, or an unlisted case that fails, does.")
+    @Option(
+        help:
+            "A file listing case ids expected to fail (one per line, '#' comments): they are reported but do not fail the run; a listed case that passes, or an unlisted case that fails, does."
+    )
     var knownFailures: String?
 
     @Flag(help: "Print every case, not only failures.")
@@ -149,7 +154,8 @@ struct ExpressionsConformance: ParsableCommand {
 private func report(_ outcomes: [ConformanceOutcome], knownFailures: String?, verbose: Bool) throws {
     var known = Set<String>()
     if let knownFailures {
-        known = ExpressionConformance.knownFailures(String(decoding: try FileIO.read(path: knownFailures), as: UTF8.self))
+        known = ExpressionConformance.knownFailures(
+            String(decoding: try FileIO.read(path: knownFailures), as: UTF8.self))
     }
     var passed = 0, failed = 0, regressions = 0, fixed: [String] = []
     for o in outcomes {
@@ -185,8 +191,9 @@ struct PredicatesConformance: ParsableCommand {
 
     func run() throws {
         let bytes = try FileIO.read(path: file)
-        try report(FormatConformance.run(jsonl: String(decoding: bytes, as: UTF8.self)), knownFailures: knownFailures,
-                   verbose: verbose)
+        try report(
+            FormatConformance.run(jsonl: String(decoding: bytes, as: UTF8.self)), knownFailures: knownFailures,
+            verbose: verbose)
     }
 }
 
@@ -196,7 +203,9 @@ private func compileExpression(_ text: String, spec: String?, filter: Bool) thro
     do { json = try JSON.parse(text) } catch { throw InputError(description: "expression: \(error)") }
     var propertySpec = filter ? PropertySpec.filter : PropertySpec.default
     if let spec {
-        do { propertySpec = try PropertySpec(json: try JSON.parse(spec)) } catch { throw InputError(description: "--spec: \(error)") }
+        do { propertySpec = try PropertySpec(json: try JSON.parse(spec)) } catch {
+            throw InputError(description: "--spec: \(error)")
+        }
     }
     do {
         return try StyleExpression.compiled(json, spec: propertySpec, legacyFilters: filter, what: "expression")
@@ -251,7 +260,8 @@ struct Filter: ParsableCommand {
     var arguments: [String] = []
     @Option(help: "An NSPredicate format string, e.g. \"temperature != nil && temperature >= 100\".")
     var predicate: String?
-    @Option(name: .customLong("arg"), help: "A JSON value for the next %@ or %K placeholder of --predicate (repeatable).")
+    @Option(
+        name: .customLong("arg"), help: "A JSON value for the next %@ or %K placeholder of --predicate (repeatable).")
     var placeholderValues: [String] = []
     @Option(help: "Zoom level.") var zoom: Double?
     @Flag(help: "Pretty-print the output.") var pretty = false
@@ -259,7 +269,9 @@ struct Filter: ParsableCommand {
     func validate() throws {
         let expected = predicate == nil ? 1...2 : 0...1
         guard expected.contains(arguments.count) else {
-            throw ValidationError(predicate == nil ? "Give a JSON filter and at most one file." : "With --predicate, give at most one file.")
+            throw ValidationError(
+                predicate == nil
+                    ? "Give a JSON filter and at most one file." : "With --predicate, give at most one file.")
         }
     }
 
@@ -270,7 +282,9 @@ struct Filter: ParsableCommand {
             file = arguments.first ?? "-"
             var values: [JSONValue] = []
             for text in placeholderValues {
-                do { values.append(try JSON.parse(text)) } catch { throw InputError(description: "--arg \(text): \(error)") }
+                do { values.append(try JSON.parse(text)) } catch {
+                    throw InputError(description: "--arg \(text): \(error)")
+                }
             }
             let json: JSONValue
             do { json = try FormatString.json(Array(predicate.utf8), arguments: values, kind: .predicate) } catch {
@@ -293,7 +307,9 @@ struct Filter: ParsableCommand {
 
 struct Cluster: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Cluster the Point features of a file as supercluster does: the clusters and points at a zoom (GeoJSON), or --stats.")
+        abstract:
+            "Cluster the Point features of a file as supercluster does: the clusters and points at a zoom (GeoJSON), or --stats."
+    )
 
     @OptionGroup var input: InputOptions
     @Option(help: "Zoom level of the query.") var zoom: Double?
@@ -317,7 +333,9 @@ struct Cluster: ParsableCommand {
         if let minZoom { options.minZoom = minZoom }
         if let maxZoom { options.maxZoom = maxZoom }
         if let minPoints { options.minPoints = minPoints }
-        let props = try properties.map { text throws -> ClusterProperties in try ClusterProperties(json: try JSON.parse(text)) }
+        let props = try properties.map { text throws -> ClusterProperties in
+            try ClusterProperties(json: try JSON.parse(text))
+        }
         let features = try input.load().features
         let start = clockSeconds()
         let index = try Supercluster(features: features, options: options, clusterProperties: props)

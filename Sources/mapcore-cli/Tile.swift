@@ -23,14 +23,16 @@ struct Tile: ParsableCommand {
     @Argument(help: "Zoom.") var z: Int
     @Argument(help: "Column.") var x: Int
     @Argument(help: "Row.") var y: Int
-    @Option(help: """
-        geojson-vt options as JSON (maxZoom, buffer, extent, tolerance, lineMetrics, compatibility, ...).
-        """)
+    @Option(
+        help: """
+            geojson-vt options as JSON (maxZoom, buffer, extent, tolerance, lineMetrics, compatibility, ...).
+            """)
     var options: String?
-    @Option(help: """
-        Tile as a data source with these SDK options (JSON, e.g. '{"cluster": true}') does: \
-        MapLibre Native's GeoJSON source's tiles, extent 8192.
-        """)
+    @Option(
+        help: """
+            Tile as a data source with these SDK options (JSON, e.g. '{"cluster": true}') does: \
+            MapLibre Native's GeoJSON source's tiles, extent 8192.
+            """)
     var source: String?
     @Flag(help: "Write the tile as a Mapbox Vector Tile (to standard output unless --output).") var mvt = false
     @Option(help: "Write to this file instead of standard output.") var output: String?
@@ -46,12 +48,16 @@ struct Tile: ParsableCommand {
             let s = try DataSource(options: try DataSourceOptions(json: try parseOptions(source, "--source")))
             try s.add(data)
             let snapshot = s.snapshot
-            bytes = mvt ? try snapshot.tileMVT(z: z, x: x, y: y, layer: layer)
-                        : TileFeature.tileJSON(try snapshot.tile(z: z, x: x, y: y), pretty: pretty) + [0x0A]
+            bytes =
+                mvt
+                ? try snapshot.tileMVT(z: z, x: x, y: y, layer: layer)
+                : TileFeature.tileJSON(try snapshot.tile(z: z, x: x, y: y), pretty: pretty) + [0x0A]
         } else {
             let index = try TileIndex(data, options: try TilingOptions(json: try parseOptions(options, "--options")))
-            bytes = mvt ? index.mvt(z: z, x: x, y: y, layer: layer)
-                        : TileFeature.tileJSON(index.tile(z: z, x: x, y: y), pretty: pretty) + [0x0A]
+            bytes =
+                mvt
+                ? index.mvt(z: z, x: x, y: y, layer: layer)
+                : TileFeature.tileJSON(index.tile(z: z, x: x, y: y), pretty: pretty) + [0x0A]
         }
         try FileIO.write(path: output ?? "-", bytes: bytes)
     }

@@ -15,12 +15,18 @@ private func compiled(_ text: String, spec: PropertySpec = .default) throws -> S
 /// Features whose properties take every kind of value `get` can return.
 private func awkwardFeatures(count: Int) -> [Feature] {
     var rng = SeededGenerator(seed: 7)
-    let numbers: [JSONValue] = [.int(3), .int(-7), .double(2.5), .double(0), .double(4.5), .double(10), .double(12),
-                                .uint(UInt64.max), .int(Int64.max), .double(.nan), .double(99_999), .double(100_000),
-                                .double(1e6), .double(-.infinity)]
-    let strings: [JSONValue] = [.string("earthquake"), .string("explosion"), .string("quarry blast"), .string(""),
-                                .string("é∂"), .string("5")]
-    let others: [JSONValue] = [.null, .bool(true), .bool(false), .array([.int(1)]), .object(JSONObject([("k", .int(1))]))]
+    let numbers: [JSONValue] = [
+        .int(3), .int(-7), .double(2.5), .double(0), .double(4.5), .double(10), .double(12),
+        .uint(UInt64.max), .int(Int64.max), .double(.nan), .double(99_999), .double(100_000),
+        .double(1e6), .double(-.infinity),
+    ]
+    let strings: [JSONValue] = [
+        .string("earthquake"), .string("explosion"), .string("quarry blast"), .string(""),
+        .string("é∂"), .string("5"),
+    ]
+    let others: [JSONValue] = [
+        .null, .bool(true), .bool(false), .array([.int(1)]), .object(JSONObject([("k", .int(1))])),
+    ]
     func anyValue() -> JSONValue? {
         switch Int.random(in: 0..<10, using: &rng) {
         case 0: return nil
@@ -34,9 +40,12 @@ private func awkwardFeatures(count: Int) -> [Feature] {
         var members: [(key: String, value: JSONValue)] = []
         if let v = anyValue() { members.append(("mag", v)) }
         if let v = anyValue() { members.append(("kind", v)) }
-        if Int.random(in: 0..<4, using: &rng) > 0 { members.append(("population", .double(Double(Int.random(in: 0..<3_000_000, using: &rng))))) }
+        if Int.random(in: 0..<4, using: &rng) > 0 {
+            members.append(("population", .double(Double(Int.random(in: 0..<3_000_000, using: &rng)))))
+        }
         if let v = anyValue() { members.append(("flag", v)) }
-        let x = Double(Int.random(in: -240...240, using: &rng)) / 16, y = Double(Int.random(in: -240...240, using: &rng)) / 16
+        let x = Double(Int.random(in: -240...240, using: &rng)) / 16,
+            y = Double(Int.random(in: -240...240, using: &rng)) / 16
         let geometry: Geometry?
         switch i % 9 {
         case 0: geometry = nil
@@ -52,27 +61,43 @@ private func awkwardFeatures(count: Int) -> [Feature] {
 private enum Kind { case numbers, booleans, colors }
 
 /// Batch results and error flags, as raw bit patterns so that NaN compares equal to NaN.
-private func batch(_ e: StyleExpression, _ table: FeatureTable, _ ctx: EvaluationContext, _ kind: Kind) -> (values: [UInt64], errors: [UInt8]) {
+private func batch(
+    _ e: StyleExpression, _ table: FeatureTable, _ ctx: EvaluationContext, _ kind: Kind
+) -> (values: [UInt64], errors: [UInt8]) {
     let n = table.count
     var errors = [UInt8](repeating: 9, count: n)
     switch kind {
     case .numbers:
         var out = [Double](repeating: 42, count: n)
-        out.withUnsafeMutableBufferPointer { o in errors.withUnsafeMutableBufferPointer { e.evaluate(over: table, context: ctx, into: .numbers(o.baseAddress!), errors: $0.baseAddress) } }
+        out.withUnsafeMutableBufferPointer { o in
+            errors.withUnsafeMutableBufferPointer {
+                e.evaluate(over: table, context: ctx, into: .numbers(o.baseAddress!), errors: $0.baseAddress)
+            }
+        }
         return (out.map(\.bitPattern), errors)
     case .booleans:
         var out = [UInt8](repeating: 42, count: n)
-        out.withUnsafeMutableBufferPointer { o in errors.withUnsafeMutableBufferPointer { e.evaluate(over: table, context: ctx, into: .booleans(o.baseAddress!), errors: $0.baseAddress) } }
+        out.withUnsafeMutableBufferPointer { o in
+            errors.withUnsafeMutableBufferPointer {
+                e.evaluate(over: table, context: ctx, into: .booleans(o.baseAddress!), errors: $0.baseAddress)
+            }
+        }
         return (out.map { UInt64($0) }, errors)
     case .colors:
         var out = [Float](repeating: 42, count: 4 * n)
-        out.withUnsafeMutableBufferPointer { o in errors.withUnsafeMutableBufferPointer { e.evaluate(over: table, context: ctx, into: .colors(o.baseAddress!), errors: $0.baseAddress) } }
+        out.withUnsafeMutableBufferPointer { o in
+            errors.withUnsafeMutableBufferPointer {
+                e.evaluate(over: table, context: ctx, into: .colors(o.baseAddress!), errors: $0.baseAddress)
+            }
+        }
         return (out.map { UInt64($0.bitPattern) }, errors)
     }
 }
 
 /// The same, one feature at a time through the node tree.
-private func reference(_ e: StyleExpression, _ features: [Feature], _ base: EvaluationContext, _ kind: Kind) -> (values: [UInt64], errors: [UInt8]) {
+private func reference(
+    _ e: StyleExpression, _ features: [Feature], _ base: EvaluationContext, _ kind: Kind
+) -> (values: [UInt64], errors: [UInt8]) {
     var values: [UInt64] = [], errors: [UInt8] = []
     var ctx = base
     for f in features {
@@ -92,8 +117,9 @@ private func reference(_ e: StyleExpression, _ features: [Feature], _ base: Eval
     return (values, errors)
 }
 
-private let colorSpec = PropertySpec(type: .color, propertyType: "data-driven", interpolated: true, parameters: ["zoom", "feature"],
-                                     name: nil, defaultValue: nil, enumValues: nil, tokens: false)
+private let colorSpec = PropertySpec(
+    type: .color, propertyType: "data-driven", interpolated: true, parameters: ["zoom", "feature"],
+    name: nil, defaultValue: nil, enumValues: nil, tokens: false)
 
 private let star: String = {
     var ring: [String] = []
@@ -112,7 +138,8 @@ private let sawtooth: String = {
 }()
 
 /// A square with a square hole, both with vertices on the sixteenth grid the test points use.
-private let squareWithHole = #"{"type":"Polygon","coordinates":[[[-8,-8],[8,-8],[8,8],[-8,8],[-8,-8]],[[-2,-2],[-2,2],[2,2],[2,-2],[-2,-2]]]}"#
+private let squareWithHole =
+    #"{"type":"Polygon","coordinates":[[[-8,-8],[8,-8],[8,8],[-8,8],[-8,-8]],[[-2,-2],[-2,2],[2,2],[2,-2],[-2,-2]]]}"#
 
 @Suite struct BatchEvaluationTests {
     /// Every kernel shape, plus shapes left to the tree; each must match the tree row for row.
@@ -125,22 +152,43 @@ private let squareWithHole = #"{"type":"Polygon","coordinates":[[[-8,-8],[8,-8],
             (#"["interpolate", ["linear"], ["number", ["get", "mag"]], 3, 7]"#, .numbers, .default, true),
             (#"["interpolate", ["linear"], ["get", "mag"], 0, 0, 5, 10, 10, 0]"#, .numbers, .default, true),
             (#"["interpolate", ["exponential", 1.5], ["get", "mag"], 0, 0, 5, 10, 10, 0]"#, .numbers, .default, true),
-            (#"["interpolate", ["cubic-bezier", 0.1, 0.2, 0.8, 0.9], ["get", "mag"], 0, 0, 10, 100]"#, .numbers, .default, true),
-            (##"["interpolate", ["linear"], ["get", "mag"], 0, "#ffff00", 5, "#ff0000", 10, "rgba(255,255,255,0.5)"]"##, .colors, colorSpec, true),
+            (
+                #"["interpolate", ["cubic-bezier", 0.1, 0.2, 0.8, 0.9], ["get", "mag"], 0, 0, 10, 100]"#, .numbers,
+                .default, true
+            ),
+            (
+                ##"["interpolate", ["linear"], ["get", "mag"], 0, "#ffff00", 5, "#ff0000", 10, "rgba(255,255,255,0.5)"]"##,
+                .colors, colorSpec, true
+            ),
             (#"["interpolate-hcl", ["linear"], ["get", "mag"], 0, "red", 10, "blue"]"#, .colors, colorSpec, true),
-            (#"["interpolate-lab", ["linear"], ["get", "mag"], 0, "transparent", 10, "blue"]"#, .colors, colorSpec, true),
+            (
+                #"["interpolate-lab", ["linear"], ["get", "mag"], 0, "transparent", 10, "blue"]"#, .colors, colorSpec,
+                true
+            ),
             (#"["step", ["get", "mag"], "red", 5, "green"]"#, .colors, colorSpec, true),
-            (#"["match", ["get", "kind"], ["earthquake", "explosion"], "red", "5", "blue", "black"]"#, .colors, colorSpec, true),
+            (
+                #"["match", ["get", "kind"], ["earthquake", "explosion"], "red", "5", "blue", "black"]"#, .colors,
+                colorSpec, true
+            ),
             (#"["match", ["get", "kind"], ["earthquake", "explosion"], 1, 0]"#, .numbers, .default, true),
             (#"["match", ["get", "mag"], [3, -7], 1, 10, 2, 0]"#, .numbers, .default, true),
             (#"["match", ["get", "kind"], "quarry blast", true, false]"#, .booleans, .default, true),
-            (#"["all", ["==", ["get", "kind"], "earthquake"], [">=", ["get", "mag"], 4.5]]"#, .booleans, .default, true),
-            (#"["any", ["!=", ["get", "flag"], true], ["<", ["get", "mag"], 3], ["!", ["has", "kind"]]]"#, .booleans, .default, true),
+            (
+                #"["all", ["==", ["get", "kind"], "earthquake"], [">=", ["get", "mag"], 4.5]]"#, .booleans, .default,
+                true
+            ),
+            (
+                #"["any", ["!=", ["get", "flag"], true], ["<", ["get", "mag"], 3], ["!", ["has", "kind"]]]"#, .booleans,
+                .default, true
+            ),
             (#"["==", ["get", "flag"], null]"#, .booleans, .default, true),
             (#"["==", 5, ["get", "kind"]]"#, .booleans, .default, true),
             (#"["!=", ["get", "mag"], 3]"#, .booleans, .default, true),
             (#"["==", ["get", "kind"], "never seen"]"#, .booleans, .default, true),
-            (#"["<=", ["+", ["get", "mag"], ["*", 2, ["get", "population"]], -1], ["/", ["get", "population"], ["-", ["get", "mag"]]]]"#, .booleans, .default, true),
+            (
+                #"["<=", ["+", ["get", "mag"], ["*", 2, ["get", "population"]], -1], ["/", ["get", "population"], ["-", ["get", "mag"]]]]"#,
+                .booleans, .default, true
+            ),
             (#"["interpolate", ["linear"], ["zoom"], 0, 0, 10, 100]"#, .numbers, .default, true),
             (#"["step", ["zoom"], ["get", "mag"], 5, ["*", ["get", "mag"], 2]]"#, .numbers, .default, false),
             (#"["within", \#(star)]"#, .booleans, .default, true),
@@ -164,7 +212,9 @@ private let squareWithHole = #"{"type":"Polygon","coordinates":[[[-8,-8],[8,-8],
             }
             #expect(e.hasBatchKernel(for: probe, table: table, context: ctx) == expectKernel, "\(text)")
             let got = batch(e, table, ctx, kind), want = reference(e, features, ctx, kind)
-            let mismatches = zip(got.values, want.values).filter { $0 != $1 }.count + zip(got.errors, want.errors).filter { $0 != $1 }.count
+            let mismatches =
+                zip(got.values, want.values).filter { $0 != $1 }.count
+                + zip(got.errors, want.errors).filter { $0 != $1 }.count
             #expect(mismatches == 0, "\(text): \(mismatches) mismatches")
             // Both outcomes occur, so the comparison covers decided and tree-evaluated rows.
             #expect(want.errors.contains(0), "\(text)")
@@ -175,10 +225,13 @@ private let squareWithHole = #"{"type":"Polygon","coordinates":[[[-8,-8],[8,-8],
         let e = try compiled(#"["step", ["get", "mag"], 1, 5, 2]"#)
         let empty = FeatureTable([])
         var none: Double = 0
-        withUnsafeMutablePointer(to: &none) { e.evaluate(over: empty, context: EvaluationContext(), into: .numbers($0), errors: nil) }
+        withUnsafeMutablePointer(to: &none) {
+            e.evaluate(over: empty, context: EvaluationContext(), into: .numbers($0), errors: nil)
+        }
         #expect(none == 0)
         let table = FeatureTable(awkwardFeatures(count: 600))
-        let first = batch(e, table, EvaluationContext(), .numbers), second = batch(e, table, EvaluationContext(), .numbers)
+        let first = batch(e, table, EvaluationContext(), .numbers),
+            second = batch(e, table, EvaluationContext(), .numbers)
         #expect(first.values == second.values && first.errors == second.errors)
     }
 
@@ -210,7 +263,11 @@ private let squareWithHole = #"{"type":"Polygon","coordinates":[[[-8,-8],[8,-8],
                 points.append((points[i].0 + 0.25, points[i].1))
             }
             for _ in 0..<4000 {
-                points.append((Double.random(in: (minX - 1)...(maxX + 1), using: &rng), Double.random(in: (minY - 1)...(maxY + 1), using: &rng)))
+                points.append(
+                    (
+                        Double.random(in: (minX - 1)...(maxX + 1), using: &rng),
+                        Double.random(in: (minY - 1)...(maxY + 1), using: &rng)
+                    ))
             }
             var interior = 0, disagreements = 0
             for (x, y) in points {
@@ -224,13 +281,20 @@ private let squareWithHole = #"{"type":"Polygon","coordinates":[[[-8,-8],[8,-8],
         // Degenerate and hostile shapes are refused or answered without trapping.
         #expect(PointInPolygonIndex(Geometry(type: .polygon)) == nil)
         #expect(PointInPolygonIndex(Geometry(type: .polygon, xy: [0, 0, .nan, 1, 1, 1, 0, 0], partEnds: [4])) == nil)
-        let thin = try #require(PointInPolygonIndex(Geometry(type: .polygon, xy: [0, 0, 1e-300, 0, 1e-300, 1e90, 0, 0], partEnds: [4])))
+        let thin = try #require(
+            PointInPolygonIndex(Geometry(type: .polygon, xy: [0, 0, 1e-300, 0, 1e-300, 1e90, 0, 0], partEnds: [4])))
         #expect(thin.locate(5e-301, 1) == .interior)
         #expect(thin.locate(.nan, 1) == .exterior)
         #expect(thin.locate(.infinity, .infinity) == .exterior)
         // Beyond 1e100 the exact orientation could overflow: such shapes stay with GEOS.
-        #expect(PointInPolygonIndex(Geometry(type: .polygon, xy: [-1.7e308, -1.7e308, 1.7e308, -1.7e308, 0, 1.7e308, -1.7e308, -1.7e308], partEnds: [4])) == nil)
-        let large = try #require(PointInPolygonIndex(Geometry(type: .polygon, xy: [-1e99, -1e99, 1e99, -1e99, 0, 1e99, -1e99, -1e99], partEnds: [4])))
+        #expect(
+            PointInPolygonIndex(
+                Geometry(
+                    type: .polygon, xy: [-1.7e308, -1.7e308, 1.7e308, -1.7e308, 0, 1.7e308, -1.7e308, -1.7e308],
+                    partEnds: [4])) == nil)
+        let large = try #require(
+            PointInPolygonIndex(
+                Geometry(type: .polygon, xy: [-1e99, -1e99, 1e99, -1e99, 0, 1e99, -1e99, -1e99], partEnds: [4])))
         #expect(large.locate(0, 0) == .interior)
         #expect(large.locate(1e99, 1e99) == .exterior)
     }

@@ -19,10 +19,12 @@ private func collection(_ features: [String]) -> String {
 
 @Suite struct DataSourceTests {
     @Test func optionsRoundTripThroughJSON() throws {
-        let options = try DataSourceOptions(json: try json("""
-            {"cluster": true, "clusterRadius": 30, "clusterMaxZoom": 12, "clusterMinPoints": 3, "maxZoom": 16,
-             "buffer": 64, "tolerance": 1, "lineMetrics": true, "generateId": true, "promoteId": null}
-            """))
+        let options = try DataSourceOptions(
+            json: try json(
+                """
+                {"cluster": true, "clusterRadius": 30, "clusterMaxZoom": 12, "clusterMinPoints": 3, "maxZoom": 16,
+                 "buffer": 64, "tolerance": 1, "lineMetrics": true, "generateId": true, "promoteId": null}
+                """))
         #expect(options.cluster && options.clusterRadius == 30 && options.effectiveClusterMaxZoom == 12)
         #expect(options.superclusterOptions.radius == 30 * 16 && options.superclusterOptions.extent == 8192)
         let again = try DataSourceOptions(json: options.json)
@@ -32,9 +34,11 @@ private func collection(_ features: [String]) -> String {
     }
 
     @Test func badOptionsNameTheOption() throws {
-        for (text, fragment) in [(#"{"clusterRadius": 0}"#, "clusterRadius"), (#"{"buffer": 1.5}"#, "buffer"),
-                                 (#"{"cluster": 1}"#, "cluster"), (#"{"promoteId": 3}"#, "promoteId"),
-                                 (#"{"colour": 1}"#, "colour"), ("[]", "must be a JSON object")] {
+        for (text, fragment) in [
+            (#"{"clusterRadius": 0}"#, "clusterRadius"), (#"{"buffer": 1.5}"#, "buffer"),
+            (#"{"cluster": 1}"#, "cluster"), (#"{"promoteId": 3}"#, "promoteId"),
+            (#"{"colour": 1}"#, "colour"), ("[]", "must be a JSON object"),
+        ] {
             let value = try json(text)
             let e = thrown { () throws(MapCoreError) in _ = try DataSourceOptions(json: value) }
             #expect(e?.code == .invalidArgument, "\(text)")
@@ -57,8 +61,12 @@ private func collection(_ features: [String]) -> String {
 
     @Test func promotedIdsAndRemovalByEqualNumbers() throws {
         let source = try DataSource(options: try DataSourceOptions(json: try json(#"{"promoteId": "code"}"#)))
-        try source.add(try geojson(collection([point(0, 0, #"{"code": 7}"#), point(1, 1, #"{"code": "a"}"#),
-                                                point(2, 2, #"{"other": 1}"#, id: "9")])))
+        try source.add(
+            try geojson(
+                collection([
+                    point(0, 0, #"{"code": 7}"#), point(1, 1, #"{"code": "a"}"#),
+                    point(2, 2, #"{"other": 1}"#, id: "9"),
+                ])))
         #expect(source.snapshot.features.map { $0.id } == [.int(7), .string("a"), .int(9)])
         // 7 and 7.0 are one id.
         #expect(try source.remove(id: FeatureKey(.double(7.0))) == 1)
@@ -94,12 +102,17 @@ private func collection(_ features: [String]) -> String {
     @Test func filteredFeaturesStayButAreNotShown() throws {
         let options = try DataSourceOptions(json: try json(#"{"filter": [">=", ["get", "n"], 2]}"#))
         let source = try DataSource(options: options)
-        try source.add(try geojson(collection([point(1, 1, #"{"n": 1}"#), point(2, 2, #"{"n": 2}"#),
-                                                point(3, 3, #"{"n": "x"}"#)])))
+        try source.add(
+            try geojson(
+                collection([
+                    point(1, 1, #"{"n": 1}"#), point(2, 2, #"{"n": 2}"#),
+                    point(3, 3, #"{"n": "x"}"#),
+                ])))
         #expect(source.count == 3)
         let shown = try source.snapshot.clusterItemsJSON(west: -180, south: -85, east: 180, north: 85, zoom: 0)
         guard case .object(let fc) = try JSON.parse(String(decoding: shown, as: UTF8.self)),
-              case .array(let features)? = fc["features"] else { Issue.record("not a FeatureCollection"); return }
+            case .array(let features)? = fc["features"]
+        else { Issue.record("not a FeatureCollection"); return }
         #expect(features.count == 1)
     }
 

@@ -7,7 +7,8 @@ private func compile(_ text: String, spec: PropertySpec = .default, filter: Bool
     let json = try JSON.parse(text)
     switch StyleExpression.compile(json, spec: filter ? .filter : spec, legacyFilters: filter) {
     case .success(let e): return e
-    case .failure(let f): throw MapCoreError(.expression, f.errors.map { "\($0.key): \($0.message)" }.joined(separator: "; "))
+    case .failure(let f):
+        throw MapCoreError(.expression, f.errors.map { "\($0.key): \($0.message)" }.joined(separator: "; "))
     }
 }
 
@@ -17,15 +18,20 @@ private func compileErrors(_ text: String, spec: PropertySpec = .default) throws
 }
 
 private func feature(_ text: String) throws -> Feature {
-    guard case .feature(let f) = try GeoJSONParser.parse(text) else { throw MapCoreError(.invalidArgument, "not a feature") }
+    guard case .feature(let f) = try GeoJSONParser.parse(text) else {
+        throw MapCoreError(.invalidArgument, "not a feature")
+    }
     return f
 }
 
 /// The sample feature of the Azure Maps iOS data-driven styling document.
-private let sampleFeature = #"{"type":"Feature","geometry":{"type":"Point","coordinates":[-122.13284,47.63699]},"properties":{"id":123,"entityType":"restaurant","revenue":12345,"subTitle":"Building 40","temperature":64,"title":"Cafeteria","zoneColor":"purple","abcArray":["a","b","c"],"array2d":[["a","b"],["x","y"]],"_style":{"fillColor":"red"}}}"#
+private let sampleFeature =
+    #"{"type":"Feature","geometry":{"type":"Point","coordinates":[-122.13284,47.63699]},"properties":{"id":123,"entityType":"restaurant","revenue":12345,"subTitle":"Building 40","temperature":64,"title":"Cafeteria","zoneColor":"purple","abcArray":["a","b","c"],"array2d":[["a","b"],["x","y"]],"_style":{"fillColor":"red"}}}"#
 
-private func evaluate(_ text: String, on featureText: String? = sampleFeature, zoom: Double? = nil,
-                      spec: PropertySpec = .default) throws -> ExpressionValue {
+private func evaluate(
+    _ text: String, on featureText: String? = sampleFeature, zoom: Double? = nil,
+    spec: PropertySpec = .default
+) throws -> ExpressionValue {
     let e = try compile(text, spec: spec)
     var ctx = EvaluationContext(zoom: zoom)
     if let featureText { ctx.setFeature(try feature(featureText)) }
@@ -37,8 +43,10 @@ private func evaluate(_ text: String, on featureText: String? = sampleFeature, z
     /// pass and every listed case must still fail (so the list cannot go stale).
     @Test func styleSpecConformance() throws {
         let root = #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
-        let suite = String(decoding: try FileIO.read(path: "/\(root)/Tests/conformance/style-spec-expressions.jsonl"), as: UTF8.self)
-        let knownText = String(decoding: try FileIO.read(path: "/\(root)/Tests/conformance/expressions-known-failures.txt"), as: UTF8.self)
+        let suite = String(
+            decoding: try FileIO.read(path: "/\(root)/Tests/conformance/style-spec-expressions.jsonl"), as: UTF8.self)
+        let knownText = String(
+            decoding: try FileIO.read(path: "/\(root)/Tests/conformance/expressions-known-failures.txt"), as: UTF8.self)
         let known = ExpressionConformance.knownFailures(knownText)
         #expect(known == ["within/non-supported"])
         let outcomes = ExpressionConformance.run(jsonl: suite)
@@ -66,12 +74,18 @@ private func evaluate(_ text: String, on featureText: String? = sampleFeature, z
         let m = #"["match", ["get", "entityType"], ["restaurant", "grocery_store"], "red", "bakery", "yellow", "blue"]"#
         #expect(try evaluate(m).stringValue == "red")
         // coalesce falls through missing properties
-        #expect(try evaluate(#"["coalesce", ["get", "missing"], ["get", "subTitle"], "none"]"#).stringValue == "Building 40")
+        #expect(
+            try evaluate(#"["coalesce", ["get", "missing"], ["get", "subTitle"], "none"]"#).stringValue == "Building 40"
+        )
         // The SDK doc's conditional: zoneColor if present, else by temperature.
-        let colorSpec = PropertySpec(type: .color, propertyType: "data-driven", interpolated: false, parameters: ["zoom", "feature"],
-                                     name: nil, defaultValue: nil, enumValues: nil, tokens: false)
-        let conditional = #"["case", ["has", "zoneColor"], ["to-color", ["get", "zoneColor"]], [">=", ["get", "temperature"], 100], "red", "green"]"#
-        guard case .color(let purple) = try evaluate(conditional, spec: colorSpec) else { Issue.record("not a color"); return }
+        let colorSpec = PropertySpec(
+            type: .color, propertyType: "data-driven", interpolated: false, parameters: ["zoom", "feature"],
+            name: nil, defaultValue: nil, enumValues: nil, tokens: false)
+        let conditional =
+            #"["case", ["has", "zoneColor"], ["to-color", ["get", "zoneColor"]], [">=", ["get", "temperature"], 100], "red", "green"]"#
+        guard case .color(let purple) = try evaluate(conditional, spec: colorSpec) else {
+            Issue.record("not a color"); return
+        }
         #expect(purple.cssString == "rgba(128,0,128,1)")
     }
 
@@ -97,7 +111,9 @@ private func evaluate(_ text: String, on featureText: String? = sampleFeature, z
     }
 
     @Test func legacyFiltersAsTheSDKDocumentsThem() throws {
-        let park = try feature(#"{"type":"Feature","id":7,"geometry":{"type":"MultiPolygon","coordinates":[]},"properties":{"kind":"park","area":12}}"#)
+        let park = try feature(
+            #"{"type":"Feature","id":7,"geometry":{"type":"MultiPolygon","coordinates":[]},"properties":{"kind":"park","area":12}}"#
+        )
         func matches(_ filter: String) throws -> Bool {
             var ctx = EvaluationContext()
             ctx.setFeature(park)
@@ -129,7 +145,9 @@ private func evaluate(_ text: String, on featureText: String? = sampleFeature, z
         #expect(try !compileErrors(#"["get"]"#).isEmpty)  // wrong arity
         #expect(try !compileErrors(#"["literal"]"#).isEmpty)
         #expect(try !compileErrors(#"{}"#).isEmpty)
-        #expect(try compileErrors(#"["to-color", "not-a-color"]"#).first?.message == "Could not parse color from value 'not-a-color'")
+        #expect(
+            try compileErrors(#"["to-color", "not-a-color"]"#).first?.message
+                == "Could not parse color from value 'not-a-color'")
     }
 
     @Test func constantFoldingAndFlags() throws {
@@ -149,7 +167,8 @@ private func evaluate(_ text: String, on featureText: String? = sampleFeature, z
     @Test func withinAndDistanceWithoutATile() throws {
         let square = #"{"type":"Polygon","coordinates":[[[0,0],[10,0],[10,10],[0,10],[0,0]]]}"#
         func within(_ geometry: String) throws -> Bool {
-            try evaluate(#"["within", \#(square)]"#, on: #"{"type":"Feature","properties":{},"geometry":\#(geometry)}"#).isTruthy
+            try evaluate(#"["within", \#(square)]"#, on: #"{"type":"Feature","properties":{},"geometry":\#(geometry)}"#)
+                .isTruthy
         }
         #expect(try within(#"{"type":"Point","coordinates":[5,5]}"#))
         #expect(try !within(#"{"type":"Point","coordinates":[10,5]}"#))  // on the boundary
@@ -158,11 +177,15 @@ private func evaluate(_ text: String, on featureText: String? = sampleFeature, z
         #expect(try !within(#"{"type":"LineString","coordinates":[[5,5],[15,5]]}"#))
         #expect(try within(#"{"type":"MultiPoint","coordinates":[[1,1],[9,9]]}"#))
         #expect(try !within(#"{"type":"MultiPoint","coordinates":[[1,1],[19,9]]}"#))
-        let d = try #require(try evaluate(#"["distance", {"type":"Point","coordinates":[0,1]}]"#,
-                                           on: #"{"type":"Feature","properties":{},"geometry":{"type":"Point","coordinates":[0,0]}}"#).numberValue)
+        let d = try #require(
+            try evaluate(
+                #"["distance", {"type":"Point","coordinates":[0,1]}]"#,
+                on: #"{"type":"Feature","properties":{},"geometry":{"type":"Point","coordinates":[0,0]}}"#
+            ).numberValue)
         // One degree of latitude at the equator on the WGS84 ellipsoid (cheap ruler): ~110574 m.
         #expect(abs(d - 110574.3) < 1)
-        #expect(try evaluate(#"["distance", {"type":"Point","coordinates":[0,1]}]"#, on: nil).numberValue?.isNaN == true)
+        #expect(
+            try evaluate(#"["distance", {"type":"Point","coordinates":[0,1]}]"#, on: nil).numberValue?.isNaN == true)
     }
 
     @Test func hostileInputGivesErrorsNotCrashes() throws {
@@ -171,7 +194,8 @@ private func evaluate(_ text: String, on featureText: String? = sampleFeature, z
         #expect(throws: MapCoreError.self) { _ = try compile(deep) }
         // Deep but within the JSON limit: the expression depth limit answers.
         let nested = String(repeating: "[\"-\",", count: 250) + "[\"get\",\"x\"]" + String(repeating: "]", count: 250)
-        #expect(StyleExpression.compile(try JSON.parse(nested, limits: ParseLimits(maxDepth: 512)), maxDepth: 64).isFailure)
+        #expect(
+            StyleExpression.compile(try JSON.parse(nested, limits: ParseLimits(maxDepth: 512)), maxDepth: 64).isFailure)
         // A huge literal array.
         let big = "[\"length\", [\"literal\", [" + (0..<200_000).map(String.init).joined(separator: ",") + "]]]"
         #expect(try evaluate(big, on: nil).numberValue == 200_000)
@@ -181,9 +205,13 @@ private func evaluate(_ text: String, on featureText: String? = sampleFeature, z
         #expect(try evaluate(#"["/", ["get", "temperature"], 0]"#).numberValue == .infinity)
         // Invalid colors at run time.
         #expect(throws: EvaluationError.self) { _ = try evaluate(#"["to-color", ["get", "title"]]"#) }
-        #expect(throws: EvaluationError.self) { _ = try evaluate(#"["rgba", ["*", ["get", "temperature"], 10], 0, 0, 1]"#) }
+        #expect(throws: EvaluationError.self) {
+            _ = try evaluate(#"["rgba", ["*", ["get", "temperature"], 10], 0, 0, 1]"#)
+        }
         // Constant arguments fail at compile time instead (constant folding evaluates them).
-        #expect(try compileErrors(#"["rgba", 300, 0, 0, 1]"#).first?.message.hasPrefix("Invalid rgba value [300, 0, 0, 1]") == true)
+        #expect(
+            try compileErrors(#"["rgba", 300, 0, 0, 1]"#).first?.message.hasPrefix("Invalid rgba value [300, 0, 0, 1]")
+                == true)
         // Literal holding anything.
         #expect(try evaluate(#"["typeof", ["literal", {"a": [1, {"b": null}]}]]"#, on: nil).stringValue == "object")
         // Lone surrogates are not Unicode: the JSON reader refuses them before compiling.
@@ -191,19 +219,30 @@ private func evaluate(_ text: String, on featureText: String? = sampleFeature, z
         #expect(try evaluate(#"["upcase", ["concat", "straße", "é"]]"#, on: nil).stringValue == "STRASSEÉ")
         #expect(try evaluate(#"["slice", "\ud83d\ude00x", 1]"#, on: nil).stringValue == "x")
         // Index arithmetic at the edges of Double.
-        #expect(throws: EvaluationError.self) { _ = try evaluate(#"["at", ["*", ["get", "revenue"], 1e300], ["literal", [1]]]"#) }
-        #expect(try evaluate(#"["slice", ["literal", [1, 2, 3]], -1e300, 1e300]"#, on: nil).json() == .array([.int(1), .int(2), .int(3)]))
+        #expect(throws: EvaluationError.self) {
+            _ = try evaluate(#"["at", ["*", ["get", "revenue"], 1e300], ["literal", [1]]]"#)
+        }
+        #expect(
+            try evaluate(#"["slice", ["literal", [1, 2, 3]], -1e300, 1e300]"#, on: nil).json()
+                == .array([.int(1), .int(2), .int(3)]))
         #expect(try evaluate(#"["index-of", 1, ["literal", [1]], -1e300]"#, on: nil).numberValue == 0)
         // Fraction digits from data: NaN, infinite and huge values are clamped, never trapped on.
-        let format = #"["number-format", 1.5, {"min-fraction-digits": ["get", "d"], "max-fraction-digits": ["get", "d"]}]"#
+        let format =
+            #"["number-format", 1.5, {"min-fraction-digits": ["get", "d"], "max-fraction-digits": ["get", "d"]}]"#
         for d in ["0", "1e300", "-5"] {
-            #expect(try evaluate(format, on: #"{"type":"Feature","geometry":null,"properties":{"d":\#(d)}}"#).stringValue != nil)
+            #expect(
+                try evaluate(format, on: #"{"type":"Feature","geometry":null,"properties":{"d":\#(d)}}"#).stringValue
+                    != nil)
         }
-        #expect(try evaluate(#"["number-format", 1.5, {"max-fraction-digits": ["/", 0, ["get", "temperature"]]}]"#).stringValue == "2")
+        #expect(
+            try evaluate(#"["number-format", 1.5, {"max-fraction-digits": ["/", 0, ["get", "temperature"]]}]"#)
+                .stringValue == "2")
     }
 
     @Test func oneCompiledExpressionManyThreads() async throws {
-        let e = try compile(#"["case", ["within", {"type":"Polygon","coordinates":[[[0,0],[10,0],[10,10],[0,10],[0,0]]]}], ["*", ["get", "v"], 2], -1]"#)
+        let e = try compile(
+            #"["case", ["within", {"type":"Polygon","coordinates":[[[0,0],[10,0],[10,10],[0,10],[0,0]]]}], ["*", ["get", "v"], 2], -1]"#
+        )
         let results = await withTaskGroup(of: Bool.self) { group in
             for t in 0..<8 {
                 group.addTask {
@@ -212,7 +251,9 @@ private func evaluate(_ text: String, on featureText: String? = sampleFeature, z
                         let inside = (i + t) % 2 == 0
                         ctx.geometry = .point(inside ? 5 : 15, 5)
                         ctx.properties = JSONObject([("v", .int(Int64(i)))])
-                        guard let v = try? e.evaluate(ctx).numberValue, v == (inside ? Double(2 * i) : -1) else { return false }
+                        guard let v = try? e.evaluate(ctx).numberValue, v == (inside ? Double(2 * i) : -1) else {
+                            return false
+                        }
                     }
                     return true
                 }

@@ -5,25 +5,36 @@ import Testing
 import MapCoreConformance
 
 private func args(_ text: String) throws -> [JSONValue] {
-    guard case .array(let a) = try JSON.parse(text) else { throw MapCoreError(.invalidArgument, "arguments must be an array") }
+    guard case .array(let a) = try JSON.parse(text) else {
+        throw MapCoreError(.invalidArgument, "arguments must be an array")
+    }
     return a
 }
 
-private func formatJSON(_ format: String, _ arguments: String = "[]", kind: FormatKind = .predicate) throws -> JSONValue {
+private func formatJSON(_ format: String, _ arguments: String = "[]", kind: FormatKind = .predicate) throws -> JSONValue
+{
     try FormatString.json(Array(format.utf8), arguments: try args(arguments), kind: kind)
 }
 
-private func compileFormat(_ format: String, _ arguments: String = "[]", kind: FormatKind,
-                           spec: PropertySpec? = nil) throws -> StyleExpression {
+private func compileFormat(
+    _ format: String, _ arguments: String = "[]", kind: FormatKind,
+    spec: PropertySpec? = nil
+) throws -> StyleExpression {
     let json = try formatJSON(format, arguments, kind: kind)
     switch StyleExpression.compile(json, spec: spec ?? (kind == .predicate ? .filter : .default)) {
     case .success(let e): return e
-    case .failure(let f): throw MapCoreError(.expression, f.errors.map { "\($0.key): \($0.message)" }.joined(separator: "; "))
+    case .failure(let f):
+        throw MapCoreError(.expression, f.errors.map { "\($0.key): \($0.message)" }.joined(separator: "; "))
     }
 }
 
-private func feature(_ properties: String, geometry: String = #"{"type":"Point","coordinates":[-84.5,39.1]}"#) throws -> Feature {
-    guard case .feature(let f) = try GeoJSONParser.parse(#"{"type":"Feature","geometry":\#(geometry),"properties":\#(properties)}"#) else {
+private func feature(
+    _ properties: String, geometry: String = #"{"type":"Point","coordinates":[-84.5,39.1]}"#
+) throws -> Feature {
+    guard
+        case .feature(let f) = try GeoJSONParser.parse(
+            #"{"type":"Feature","geometry":\#(geometry),"properties":\#(properties)}"#)
+    else {
         throw MapCoreError(.invalidArgument, "not a feature")
     }
     return f
@@ -38,8 +49,10 @@ private func matches(_ format: String, _ arguments: String = "[]", on f: Feature
 }
 
 /// The value as JSON (numbers compare by value, colors are "rgba(…)" strings).
-private func value(_ format: String, _ arguments: String = "[]", on f: Feature? = nil, zoom: Double? = nil,
-                   spec: PropertySpec? = nil) throws -> JSONValue {
+private func value(
+    _ format: String, _ arguments: String = "[]", on f: Feature? = nil, zoom: Double? = nil,
+    spec: PropertySpec? = nil
+) throws -> JSONValue {
     let e = try compileFormat(format, arguments, kind: .expression, spec: spec)
     var ctx = EvaluationContext(zoom: zoom)
     ctx.setFeature(f)
@@ -61,18 +74,28 @@ private let repoRoot = "/" + #filePath.split(separator: "/").dropLast(3).joined(
 
 @Suite struct FormatStringTests {
     @Test func maplibreDarwinPairs() throws {
-        let text = String(decoding: try FileIO.read(path: "\(repoRoot)/Tests/conformance/format-string-pairs.jsonl"), as: UTF8.self)
+        let text = String(
+            decoding: try FileIO.read(path: "\(repoRoot)/Tests/conformance/format-string-pairs.jsonl"), as: UTF8.self)
         let outcomes = FormatConformance.run(jsonl: text)
         #expect(outcomes.count == 90)
         for o in outcomes { #expect(o.passed, "\(o.id): \(o.reason)") }
     }
 
     @Test func runnerReportsWrongRecords() throws {
-        let wrongJSON = FormatConformance.runCase(try JSON.parse(#"{"kind":"predicate","format":"a = 'b'","json":["==",["get","a"],"c"],"direction":"format-to-json"}"#), line: 1)
+        let wrongJSON = FormatConformance.runCase(
+            try JSON.parse(
+                #"{"kind":"predicate","format":"a = 'b'","json":["==",["get","a"],"c"],"direction":"format-to-json"}"#),
+            line: 1)
         #expect(!wrongJSON.passed)
-        let notAnError = FormatConformance.runCase(try JSON.parse(#"{"kind":"predicate","format":"a = 'b'","json":null,"error":true,"direction":"format-to-json"}"#), line: 2)
+        let notAnError = FormatConformance.runCase(
+            try JSON.parse(
+                #"{"kind":"predicate","format":"a = 'b'","json":null,"error":true,"direction":"format-to-json"}"#),
+            line: 2)
         #expect(!notAnError.passed)
-        let wrongBack = FormatConformance.runCase(try JSON.parse(#"{"kind":"predicate","format":"a = 'b'","json":["==",["get","a"],"c"],"direction":"json-to-format"}"#), line: 3)
+        let wrongBack = FormatConformance.runCase(
+            try JSON.parse(
+                #"{"kind":"predicate","format":"a = 'b'","json":["==",["get","a"],"c"],"direction":"json-to-format"}"#),
+            line: 3)
         #expect(!wrongBack.passed)
     }
 
@@ -97,7 +120,12 @@ private let repoRoot = "/" + #filePath.split(separator: "/").dropLast(3).joined(
         let izzys = try feature(#"{"class":"food_and_drink","name":"Izzy's"}"#)
         let deli = "class = 'food_and_drink' AND name CONTAINS 'Izzy' AND SELF IN %@"
         #expect(try matches(deli, cincinnati, on: izzys))
-        #expect(try !matches(deli, cincinnati, on: try feature(#"{"class":"food_and_drink","name":"Izzy's"}"#, geometry: #"{"type":"Point","coordinates":[2.35,48.85]}"#)))
+        #expect(
+            try !matches(
+                deli, cincinnati,
+                on: try feature(
+                    #"{"class":"food_and_drink","name":"Izzy's"}"#,
+                    geometry: #"{"type":"Point","coordinates":[2.35,48.85]}"#)))
         #expect(try !matches(deli, cincinnati, on: try feature(#"{"class":"food_and_drink","name":"Skyline"}"#)))
         #expect(try matches("'QUEBEC' =[c] 'Quebec'", on: point))
         #expect(try !matches("'QUEBEC' = 'Quebec'", on: point))
@@ -141,15 +169,19 @@ private let repoRoot = "/" + #filePath.split(separator: "/").dropLast(3).joined(
         #expect(try value("average({1, 2, 3, 6})") == .double(3))
         #expect(try value("average(1, 2, 3, 6)") == .double(3))
         // The rest of the documented function table.
-        for (format, expected) in [("average({1, 2, 2, 3, 4, 7, 9})", 4.0), ("count({1, 2, 2, 3, 4, 7, 9})", 7),
-                                   ("min({1, 2, 2, 3, 4, 7, 9})", 1), ("max({1, 2, 2, 3, 4, 7, 9})", 9),
-                                   ("sqrt(2)", 2.0.squareRoot()), ("log(10)", 1), ("exp(0)", 1), ("ceiling(0.99999)", 1),
-                                   ("abs(-1)", 1), ("floor(-0.99999)", -1), ("mgl_acos(1)", 0), ("mgl_asin(0)", 0),
-                                   ("mgl_cos(0)", 1), ("mgl_sin(0)", 0), ("mgl_tan(0)", 0), ("mgl_log2(1024)", 10)] {
+        for (format, expected) in [
+            ("average({1, 2, 2, 3, 4, 7, 9})", 4.0), ("count({1, 2, 2, 3, 4, 7, 9})", 7),
+            ("min({1, 2, 2, 3, 4, 7, 9})", 1), ("max({1, 2, 2, 3, 4, 7, 9})", 9),
+            ("sqrt(2)", 2.0.squareRoot()), ("log(10)", 1), ("exp(0)", 1), ("ceiling(0.99999)", 1),
+            ("abs(-1)", 1), ("floor(-0.99999)", -1), ("mgl_acos(1)", 0), ("mgl_asin(0)", 0),
+            ("mgl_cos(0)", 1), ("mgl_sin(0)", 0), ("mgl_tan(0)", 0), ("mgl_log2(1024)", 10),
+        ] {
             #expect(try value(format) == .double(expected), "\(format)")
         }
         #expect(try value("lowercase('DOWNTOWN')") == .string("downtown"))
-        #expect(try value("CAST(noindex(color), 'NSArray')", on: try feature(#"{"color":"red"}"#)) == JSON.parse("[255, 0, 0, 1]"))
+        #expect(
+            try value("CAST(noindex(color), 'NSArray')", on: try feature(#"{"color":"red"}"#))
+                == JSON.parse("[255, 0, 0, 1]"))
         #expect(try value("max({1, 9, 3})") == .double(9))
         #expect(try value("2 ** 2") == .double(4))
         #expect(try value("2 ** 3 ** 2") == .double(64))
@@ -167,17 +199,26 @@ private let repoRoot = "/" + #filePath.split(separator: "/").dropLast(3).joined(
         #expect(try value("tags[LAST]", on: try feature(#"{"tags":["a","b","c"]}"#)) == .string("c"))
         #expect(try value("burger.cheese", on: try feature(#"{"burger":{"cheese":"cheddar"}}"#)) == .string("cheddar"))
         #expect(try value("mgl_does:have:(SELF, 'x')", on: try feature(#"{"x":null}"#)) == .bool(true))
-        #expect(try value("FUNCTION($featureAttributes, 'mgl_has:', 'y')", on: try feature(#"{"x":1}"#)) == .bool(false))
-        #expect(try value("FUNCTION(ele, 'mgl_numberWithFallbackValues:', 0)", on: try feature(#"{"ele":"x"}"#)) == .double(0))
+        #expect(
+            try value("FUNCTION($featureAttributes, 'mgl_has:', 'y')", on: try feature(#"{"x":1}"#)) == .bool(false))
+        #expect(
+            try value("FUNCTION(ele, 'mgl_numberWithFallbackValues:', 0)", on: try feature(#"{"ele":"x"}"#))
+                == .double(0))
         #expect(try value("FUNCTION(1, 'boolValue')") == .bool(true))
-        #expect(try value("MGL_FUNCTION('typeof', mystery)", on: try feature(#"{"mystery":[1]}"#)) == .string("array<number, 1>"))
-        #expect(try value("FUNCTION($ios + $macos, 'mgl_expressionWithContext:', %@)", #"[{"ios": 1, "macos": 2}]"#) == .double(3))
+        #expect(
+            try value("MGL_FUNCTION('typeof', mystery)", on: try feature(#"{"mystery":[1]}"#))
+                == .string("array<number, 1>"))
+        #expect(
+            try value("FUNCTION($ios + $macos, 'mgl_expressionWithContext:', %@)", #"[{"ios": 1, "macos": 2}]"#)
+                == .double(3))
         #expect(try value("mgl_round(1.5) + mgl_log2(1024)") == .double(12))
         let attributed = "mgl_attributed:({name, %@, ' (', %@, ')'})"
-        #expect(try formatJSON(attributed, #"[{"font-scale": 1.2}, {"text-color": "red"}]"#, kind: .expression)
-            == JSON.parse(#"["format", ["get", "name"], {"font-scale": 1.2}, " (", {"text-color": "red"}, ")"]"#))
-        #expect(try value(attributed, #"[{"font-scale": 1.2}, {}]"#, on: try feature(#"{"name":"Izzy"}"#))
-            .objectValue?["sections"]?.arrayValue?.count == 3)
+        #expect(
+            try formatJSON(attributed, #"[{"font-scale": 1.2}, {"text-color": "red"}]"#, kind: .expression)
+                == JSON.parse(#"["format", ["get", "name"], {"font-scale": 1.2}, " (", {"text-color": "red"}, ")"]"#))
+        #expect(
+            try value(attributed, #"[{"font-scale": 1.2}, {}]"#, on: try feature(#"{"name":"Izzy"}"#))
+                .objectValue?["sections"]?.arrayValue?.count == 3)
         #expect(try value("$featureIdentifier", on: Feature(geometry: nil, id: .int(7))) == .double(7))
     }
 
@@ -186,13 +227,20 @@ private let repoRoot = "/" + #filePath.split(separator: "/").dropLast(3).joined(
     @Test func spellings() throws {
         let a = try formatJSON("MGL_MATCH(x, 1, 'a', 'b')", kind: .expression)
         #expect(try formatJSON("MLN_MATCH(x, 1, 'a', 'b')", kind: .expression) == a)
-        #expect(try formatJSON("mgl_join({'a', 'b'})", kind: .expression) == formatJSON("mln_join:({'a', 'b'})", kind: .expression))
+        #expect(
+            try formatJSON("mgl_join({'a', 'b'})", kind: .expression)
+                == formatJSON("mln_join:({'a', 'b'})", kind: .expression))
         #expect(try formatJSON("sum({1, 2})", kind: .expression) == formatJSON("sum:({1, 2})", kind: .expression))
-        #expect(try formatJSON("a =< 1 AND b => 2 OR c <> 3", kind: .predicate)
-            == JSON.parse(#"["any", ["all", ["<=", ["get", "a"], 1], [">=", ["get", "b"], 2]], ["!=", ["get", "c"], 3]]"#))
-        #expect(try formatJSON("a == 1 && !(b == 2) || TRUEPREDICATE", kind: .predicate)
-            == JSON.parse(#"["any", ["all", ["==", ["get", "a"], 1], ["!", ["==", ["get", "b"], 2]]], true]"#))
-        #expect(try formatJSON("#size == \"x\\u00e9\\n\"", kind: .predicate) == JSON.parse(#"["==", ["get", "size"], "xé\n"]"#))
+        #expect(
+            try formatJSON("a =< 1 AND b => 2 OR c <> 3", kind: .predicate)
+                == JSON.parse(
+                    #"["any", ["all", ["<=", ["get", "a"], 1], [">=", ["get", "b"], 2]], ["!=", ["get", "c"], 3]]"#))
+        #expect(
+            try formatJSON("a == 1 && !(b == 2) || TRUEPREDICATE", kind: .predicate)
+                == JSON.parse(#"["any", ["all", ["==", ["get", "a"], 1], ["!", ["==", ["get", "b"], 2]]], true]"#))
+        #expect(
+            try formatJSON("#size == \"x\\u00e9\\n\"", kind: .predicate)
+                == JSON.parse(#"["==", ["get", "size"], "xé\n"]"#))
         #expect(try formatJSON("x == -0x1F", kind: .predicate) == JSON.parse(#"["==", ["get", "x"], -31]"#))
         #expect(try formatJSON("x == 1.5e3", kind: .predicate) == JSON.parse(#"["==", ["get", "x"], 1500]"#))
     }
@@ -201,16 +249,21 @@ private let repoRoot = "/" + #filePath.split(separator: "/").dropLast(3).joined(
         let ramp = "mgl_interpolate:withCurveType:parameters:stops:($zoomLevel, 'linear', nil, %@)"
         #expect(try value(ramp, #"[{"0": 1, "10": 5}]"#, zoom: 5) == .double(3))
         let method = "FUNCTION($zoomLevel, 'mgl_interpolateWithCurveType:parameters:stops:', 'exponential', 2, %@)"
-        #expect(try formatJSON(method, #"[{"10": 1, "0": 0}]"#, kind: .expression)
-            == JSON.parse(#"["interpolate", ["exponential", 2], ["zoom"], 0, 0, 10, 1]"#))
+        #expect(
+            try formatJSON(method, #"[{"10": 1, "0": 0}]"#, kind: .expression)
+                == JSON.parse(#"["interpolate", ["exponential", 2], ["zoom"], 0, 0, 10, 1]"#))
         let bezier = "mgl_interpolate:withCurveType:parameters:stops:(x, 'cubic-bezier', {0.42, 0, 0.58, 1}, %@)"
-        #expect(try formatJSON(bezier, #"[{"0": 0, "1": 1}]"#, kind: .expression)
-            == JSON.parse(#"["interpolate", ["cubic-bezier", 0.42, 0, 0.58, 1], ["get", "x"], 0, 0, 1, 1]"#))
+        #expect(
+            try formatJSON(bezier, #"[{"0": 0, "1": 1}]"#, kind: .expression)
+                == JSON.parse(#"["interpolate", ["cubic-bezier", 0.42, 0, 0.58, 1], ["get", "x"], 0, 0, 1, 1]"#))
         let step = "mgl_step:from:stops:($zoomLevel, 'small', %@)"
         #expect(try value(step, #"[{"12": "mid", "16": "large"}]"#, zoom: 13) == .string("mid"))
-        #expect(try value("FUNCTION($zoomLevel, 'mgl_stepWithMinimum:stops:', 0, %@)", #"[{"5": 1}]"#, zoom: 6) == .double(1))
-        let colors = try value(ramp, #"[{"0": "yellow", "10": "red"}]"#, zoom: 10,
-                               spec: try PropertySpec(json: try JSON.parse(#"{"type": "color"}"#)))
+        #expect(
+            try value("FUNCTION($zoomLevel, 'mgl_stepWithMinimum:stops:', 0, %@)", #"[{"5": 1}]"#, zoom: 6)
+                == .double(1))
+        let colors = try value(
+            ramp, #"[{"0": "yellow", "10": "red"}]"#, zoom: 10,
+            spec: try PropertySpec(json: try JSON.parse(#"{"type": "color"}"#)))
         #expect(colors == .string("rgba(255,0,0,1)"))
         // $zoomLevel only as the input of a top-level interpolation or step.
         #expect(throws: MapCoreError.self) { try compileFormat("$zoomLevel + 1", kind: .expression) }
@@ -218,23 +271,32 @@ private let repoRoot = "/" + #filePath.split(separator: "/").dropLast(3).joined(
             try compileFormat("1 + mgl_step:from:stops:($zoomLevel, 0, %@)", #"[{"1": 1}]"#, kind: .expression)
         }
         let line = #"[{"type":"LineString","coordinates":[[0,0],[0,1]]}]"#
-        #expect(try formatJSON("mgl_distanceFrom(%@)", line, kind: .expression) == JSON.parse(#"["distance", {"type":"LineString","coordinates":[[0,0],[0,1]]}]"#))
-        #expect(try formatJSON("%@ CONTAINS SELF", #"[{"type":"Polygon","coordinates":[]}]"#) == JSON.parse(#"["within", {"type":"Polygon","coordinates":[]}]"#))
+        #expect(
+            try formatJSON("mgl_distanceFrom(%@)", line, kind: .expression)
+                == JSON.parse(#"["distance", {"type":"LineString","coordinates":[[0,0],[0,1]]}]"#))
+        #expect(
+            try formatJSON("%@ CONTAINS SELF", #"[{"type":"Polygon","coordinates":[]}]"#)
+                == JSON.parse(#"["within", {"type":"Polygon","coordinates":[]}]"#))
     }
 
     /// What the docs list as unsupported is rejected with an error naming the construct.
     @Test func unsupportedConstructsAreNamed() throws {
-        for (format, name) in [("a BEGINSWITH 'x'", "BEGINSWITH"), ("a ENDSWITH 'x'", "ENDSWITH"), ("a LIKE 'x'", "LIKE"),
-                               ("a MATCHES 'x'", "MATCHES"), ("a =[l] 'x'", "[l]"), ("a =[n] 'x'", "[n]"),
-                               ("ANY a =[c] 'x'", "ANY"), ("ALL a !=[d] 'x'", "ALL"), ("ALL a = 1", "ALL"),
-                               ("ANY a < 1", "ANY")] {
+        for (format, name) in [
+            ("a BEGINSWITH 'x'", "BEGINSWITH"), ("a ENDSWITH 'x'", "ENDSWITH"), ("a LIKE 'x'", "LIKE"),
+            ("a MATCHES 'x'", "MATCHES"), ("a =[l] 'x'", "[l]"), ("a =[n] 'x'", "[n]"),
+            ("ANY a =[c] 'x'", "ANY"), ("ALL a !=[d] 'x'", "ALL"), ("ALL a = 1", "ALL"),
+            ("ANY a < 1", "ANY"),
+        ] {
             let e = formatError(format)
             #expect(e?.code == .unsupported, "\(format)")
             #expect(e?.message.contains(name) == true, "\(format): \(e?.message ?? "no error")")
         }
-        for fn in ["median({1, 2, 2, 3, 4, 7, 9})", "onesComplement(255)", "randomn(10)", "median:({1})", "mode:({1})", "stddev:({1})", "random()", "randomn:(3)", "now()", "bitwiseAnd:with:(1, 2)",
-                   "bitwiseOr:with:(1, 2)", "bitwiseXor:with:(1, 2)", "leftshift:by:(1, 2)", "rightshift:by:(1, 2)",
-                   "onesComplement:(1)", "distanceToLocation:fromLocation:(a, b)"] {
+        for fn in [
+            "median({1, 2, 2, 3, 4, 7, 9})", "onesComplement(255)", "randomn(10)", "median:({1})", "mode:({1})",
+            "stddev:({1})", "random()", "randomn:(3)", "now()", "bitwiseAnd:with:(1, 2)",
+            "bitwiseOr:with:(1, 2)", "bitwiseXor:with:(1, 2)", "leftshift:by:(1, 2)", "rightshift:by:(1, 2)",
+            "onesComplement:(1)", "distanceToLocation:fromLocation:(a, b)",
+        ] {
             let e = formatError(fn, kind: .expression)
             #expect(e?.code == .unsupported, "\(fn)")
             let name = String(fn.prefix { $0 != "(" && $0 != ":" })
@@ -246,8 +308,10 @@ private let repoRoot = "/" + #filePath.split(separator: "/").dropLast(3).joined(
     }
 
     @Test func malformedInputReportsPosition() throws {
-        func expectError(_ format: String, _ arguments: String = "[]", kind: FormatKind = .predicate, code: ErrorCode = .parse,
-                         offset: Int, _ words: String) {
+        func expectError(
+            _ format: String, _ arguments: String = "[]", kind: FormatKind = .predicate, code: ErrorCode = .parse,
+            offset: Int, _ words: String
+        ) {
             let e = formatError(format, arguments, kind: kind)
             #expect(e?.code == code, "\(format): \(e?.description ?? "no error")")
             #expect(e?.location?.offset == offset, "\(format): \(e?.description ?? "no error")")
@@ -301,7 +365,9 @@ private let repoRoot = "/" + #filePath.split(separator: "/").dropLast(3).joined(
     /// JSON → format → JSON over every expression of the style-spec suite that compiles: the
     /// expression compiled from the round-tripped JSON serializes exactly as the original.
     @Test func styleSpecExpressionsRoundTrip() throws {
-        let text = String(decoding: try FileIO.read(path: "\(repoRoot)/Tests/conformance/style-spec-expressions.jsonl"), as: UTF8.self)
+        let text = String(
+            decoding: try FileIO.read(path: "\(repoRoot)/Tests/conformance/style-spec-expressions.jsonl"), as: UTF8.self
+        )
         var checked = 0
         for line in text.split(separator: "\n") {
             guard case .object(let c) = try JSON.parse(String(line)), let expr = c["expression"] else { continue }
@@ -319,10 +385,13 @@ private let repoRoot = "/" + #filePath.split(separator: "/").dropLast(3).joined(
             }
             switch StyleExpression.compile(back) {
             case .success(let again):
-                #expect(JSON.serialize(again.serialize()) == JSON.serialize(original.serialize()),
-                        "\(c["id"]?.stringValue ?? "?"): `\(printed.text)` → \(JSON.serialize(back))")
+                #expect(
+                    JSON.serialize(again.serialize()) == JSON.serialize(original.serialize()),
+                    "\(c["id"]?.stringValue ?? "?"): `\(printed.text)` → \(JSON.serialize(back))")
             case .failure(let f):
-                Issue.record("\(c["id"]?.stringValue ?? "?"): `\(printed.text)` → \(JSON.serialize(back)) does not compile: \(f.errors.map(\.message))")
+                Issue.record(
+                    "\(c["id"]?.stringValue ?? "?"): `\(printed.text)` → \(JSON.serialize(back)) does not compile: \(f.errors.map(\.message))"
+                )
             }
             checked += 1
         }
@@ -330,20 +399,28 @@ private let repoRoot = "/" + #filePath.split(separator: "/").dropLast(3).joined(
     }
 
     @Test func predicatesToFormat() throws {
-        func text(_ json: String) throws -> String { try FormatString.format(json: try JSON.parse(json), kind: .predicate).text }
-        #expect(try text(#"["all", ["==", ["get", "a"], "b"], ["!", ["in", ["get", "x"], ["literal", [1, 2]]]]]"#)
-            == "a == 'b' AND NOT x IN {1, 2}")
-        #expect(try text(#"["any", ["all", true, false], ["<", ["zoom"], 3]]"#) == "(TRUEPREDICATE AND FALSEPREDICATE) OR $zoomLevel < 3")
+        func text(_ json: String) throws -> String {
+            try FormatString.format(json: try JSON.parse(json), kind: .predicate).text
+        }
+        #expect(
+            try text(#"["all", ["==", ["get", "a"], "b"], ["!", ["in", ["get", "x"], ["literal", [1, 2]]]]]"#)
+                == "a == 'b' AND NOT x IN {1, 2}")
+        #expect(
+            try text(#"["any", ["all", true, false], ["<", ["zoom"], 3]]"#)
+                == "(TRUEPREDICATE AND FALSEPREDICATE) OR $zoomLevel < 3")
         #expect(try text(#"["==", "kind", "park"]"#) == "kind == 'park'")  // legacy filters as the iOS SDK documents them
-        #expect(try text(#"["all", ["in", "$type", "Point", "Polygon"], ["!has", "name"], ["none", ["<", "$id", 3]]]"#)
-            == "$geometryType IN {'Point', 'Polygon'} AND NOT mgl_does:have:(SELF, 'name') == TRUE AND NOT $featureIdentifier < 3")
+        #expect(
+            try text(#"["all", ["in", "$type", "Point", "Polygon"], ["!has", "name"], ["none", ["<", "$id", 3]]]"#)
+                == "$geometryType IN {'Point', 'Polygon'} AND NOT mgl_does:have:(SELF, 'name') == TRUE AND NOT $featureIdentifier < 3"
+        )
         #expect(try text(#"["has", "name"]"#) == "mgl_does:have:(SELF, 'name') == TRUE")
         #expect(try text(#"["==", ["get", "ISO 3166-1:2006"], "US-OH"]"#) == "%K == 'US-OH'")
         let polygon = #"{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1],[0,0]]]}"#
         let within = try FormatString.format(json: try JSON.parse(#"["within", \#(polygon)]"#), kind: .predicate)
         let shape = try JSON.parse(polygon)
         #expect(within.text == "SELF IN %@" && within.arguments == [shape])
-        let collated = try text(#"["==", ["get", "a"], "b", ["collator", {"case-sensitive": false, "diacritic-sensitive": false}]]"#)
+        let collated = try text(
+            #"["==", ["get", "a"], "b", ["collator", {"case-sensitive": false, "diacritic-sensitive": false}]]"#)
         #expect(collated == "a ==[cd] 'b'")
         #expect(try text(#"["==", ["get", "and"], "it's"]"#) == #"#and == 'it\'s'"#)
     }

@@ -28,7 +28,9 @@ import Testing
     }
 
     @Test func coordinatesAreFlat() throws {
-        let v = try GeoJSONParser.parse(#"{"type":"MultiPolygon","coordinates":[[[[0,0],[1,0],[1,1],[0,0]]],[[[5,5],[6,5],[6,6],[5,5]],[[5.1,5.1],[5.2,5.1],[5.2,5.2],[5.1,5.1]]]]}"#)
+        let v = try GeoJSONParser.parse(
+            #"{"type":"MultiPolygon","coordinates":[[[[0,0],[1,0],[1,1],[0,0]]],[[[5,5],[6,5],[6,6],[5,5]],[[5.1,5.1],[5.2,5.1],[5.2,5.2],[5.1,5.1]]]]}"#
+        )
         guard case .geometry(let g) = v else { Issue.record("not a geometry"); return }
         #expect(g.positionCount == 12)
         #expect(g.partEnds == [4, 8, 12])
@@ -61,7 +63,10 @@ import Testing
     @Test func featureIDsOfEveryKindSurviveChangesAndCopies() throws {
         // A million parsed features are a million of these: the layout is part of the memory budget.
         #expect(MemoryLayout<Feature>.stride == 64)
-        let ids: [FeatureID?] = [nil, .int(-7), .int(.min), .uint(.max), .double(-0.0), .double(2.5), .string(""), .string("a long string id, off the inline form")]
+        let ids: [FeatureID?] = [
+            nil, .int(-7), .int(.min), .uint(.max), .double(-0.0), .double(2.5), .string(""),
+            .string("a long string id, off the inline form"),
+        ]
         for first in ids {
             for second in ids {
                 var f = Feature(geometry: .point(1, 2), id: first, bbox: [1, 2, 1, 2])
@@ -75,14 +80,20 @@ import Testing
         var stringOnly = Feature(geometry: nil, id: .string("s"))
         stringOnly.id = .int(1)
         #expect(stringOnly == Feature(geometry: nil, id: .int(1)))
-        let parsed = try GeoJSONParser.parse(#"{"type":"FeatureCollection","features":[{"type":"Feature","id":"abc","geometry":null,"properties":null},{"type":"Feature","id":18446744073709551615,"geometry":null,"properties":null},{"type":"Feature","id":-1.5,"geometry":null,"properties":null}]}"#)
+        let parsed = try GeoJSONParser.parse(
+            #"{"type":"FeatureCollection","features":[{"type":"Feature","id":"abc","geometry":null,"properties":null},{"type":"Feature","id":18446744073709551615,"geometry":null,"properties":null},{"type":"Feature","id":-1.5,"geometry":null,"properties":null}]}"#
+        )
         guard case .featureCollection(let c) = parsed else { Issue.record("not a collection"); return }
         #expect(c.features.map(\.id) == [.string("abc"), .uint(.max), .double(-1.5)])
     }
 
     @Test func rareMembersAreCopiedOnWrite() throws {
-        let parsed = try GeoJSONParser.parse(#"{"type":"Feature","bbox":[0,0,1,1],"geometry":{"type":"LineString","coordinates":[[0,0,5],[1,1]],"name":"l"},"properties":null,"x":1}"#)
-        guard case .feature(let original) = parsed, let line = original.geometry else { Issue.record("not a feature"); return }
+        let parsed = try GeoJSONParser.parse(
+            #"{"type":"Feature","bbox":[0,0,1,1],"geometry":{"type":"LineString","coordinates":[[0,0,5],[1,1]],"name":"l"},"properties":null,"x":1}"#
+        )
+        guard case .feature(let original) = parsed, let line = original.geometry else {
+            Issue.record("not a feature"); return
+        }
         var changed = original
         changed.foreignMembers["x"] = .int(2)
         changed.bbox = nil
@@ -114,9 +125,14 @@ import Testing
 
     @Test func featureDecisions() throws {
         // Missing geometry/properties read as null; ids keep their JSON type.
-        guard case .feature(let f) = try GeoJSONParser.parse(#"{"type":"Feature","id":12}"#) else { Issue.record("kind"); return }
+        guard case .feature(let f) = try GeoJSONParser.parse(#"{"type":"Feature","id":12}"#) else {
+            Issue.record("kind"); return
+        }
         #expect(f.geometry == nil && f.properties == nil && f.id == .int(12))
-        guard case .feature(let g) = try GeoJSONParser.parse(#"{"type":"Feature","id":1.5,"geometry":null,"properties":{}}"#) else { return }
+        guard
+            case .feature(let g) = try GeoJSONParser.parse(
+                #"{"type":"Feature","id":1.5,"geometry":null,"properties":{}}"#)
+        else { return }
         #expect(g.id == .double(1.5))
         #expect(g.properties == JSONObject())
     }
@@ -135,12 +151,15 @@ import Testing
             return [limit, -limit - 1] + (n < 8 ? [limit + 1, -limit - 2] : [])
         }
         let ints = widths.enumerated().map { "\"i\($0.offset)\":\($0.element)" }.joined(separator: ",")
-        let doubles = ["2.37", "-2.37", "0.1", "0.3", "3.0", "1e2", "-1.005", "0.12345678", "1234567.1234567",
-                       "9007199254740992.0", "9007199254740991.0", "4503599627370497.5", "123456789012345.6",
-                       "36028797018963967.0", "-1e-7", "1.7976931348623157e308", "2.5e-8", "0.0000001",
-                       "1.00000001", "12.5e-3", "5e-1", "-0.5", "0.0", "2.370", "1e2"]
+        let doubles = [
+            "2.37", "-2.37", "0.1", "0.3", "3.0", "1e2", "-1.005", "0.12345678", "1234567.1234567",
+            "9007199254740992.0", "9007199254740991.0", "4503599627370497.5", "123456789012345.6",
+            "36028797018963967.0", "-1e-7", "1.7976931348623157e308", "2.5e-8", "0.0000001",
+            "1.00000001", "12.5e-3", "5e-1", "-0.5", "0.0", "2.370", "1e2",
+        ]
         let decimals = doubles.enumerated().map { "\"d\($0.offset)\":\($0.element)" }.joined(separator: ",")
-        let edges = "\"s127\":\"\(String(repeating: "x", count: 127))\",\"s128\":\"\(String(repeating: "y", count: 128))\""
+        let edges =
+            "\"s127\":\"\(String(repeating: "x", count: 127))\",\"s128\":\"\(String(repeating: "y", count: 128))\""
         var generator = SeededGenerator(seed: 4)
         let random = (0..<60).map { k -> String in
             // m / 10^places written out as decimal text, up to 15 significant digits.
@@ -168,9 +187,11 @@ import Testing
             "{\(ints)}", "{\(decimals),\(edges)}", "{\(random)}",
         ]
         let packs = [true, true, true, true, true, true, false, false, false, false, false, true, true, true, true]
-        let text = #"{"type":"FeatureCollection","features":["# + properties.map {
-            #"{"type":"Feature","geometry":null,"properties":"# + $0 + "}"
-        }.joined(separator: ",") + "]}"
+        let text =
+            #"{"type":"FeatureCollection","features":["#
+            + properties.map {
+                #"{"type":"Feature","geometry":null,"properties":"# + $0 + "}"
+            }.joined(separator: ",") + "]}"
         guard case .featureCollection(let c) = try GeoJSONParser.parse(text) else { Issue.record("kind"); return }
         for (k, f) in c.features.enumerated() {
             let expected = try #require(try JSON.parse(properties[k]).objectValue)
@@ -232,7 +253,9 @@ import Testing
     }
 
     @Test func ringsMustBeClosedIncludingAltitude() {
-        #expect(parseError(#"{"type":"Polygon","coordinates":[[[0,0,1],[1,0,1],[1,1,1],[0,0,2]]]}"#)?.code == .invalidGeoJSON)
+        #expect(
+            parseError(#"{"type":"Polygon","coordinates":[[[0,0,1],[1,0,1],[1,1,1],[0,0,2]]]}"#)?.code
+                == .invalidGeoJSON)
         #expect(parseError(#"{"type":"Polygon","coordinates":[[[0,0,1],[1,0,1],[1,1,1],[0,0,1]]]}"#) == nil)
     }
 

@@ -7,7 +7,10 @@ import Testing
         var rng = SeededGenerator(seed: 42)
         for n in [1, 2, 3, 7, 8, 9, 15, 16, 17, 1000] {
             var xy = [Double]()
-            for _ in 0..<n { xy.append(Double.random(in: -180...180, using: &rng)); xy.append(Double.random(in: -90...90, using: &rng)) }
+            for _ in 0..<n {
+                xy.append(Double.random(in: -180...180, using: &rng));
+                xy.append(Double.random(in: -90...90, using: &rng))
+            }
             let box = try xy.withUnsafeBufferPointer { (b) throws(MapCoreError) in try BoundingBox.of(xy: b) }
             let xs = stride(from: 0, to: xy.count, by: 2).map { xy[$0] }
             let ys = stride(from: 1, to: xy.count, by: 2).map { xy[$0] }
@@ -21,7 +24,9 @@ import Testing
             for index in 0..<10 {
                 var xy = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0]
                 xy[index] = bad
-                let r = xy.withUnsafeBufferPointer { b in Result { () throws(MapCoreError) in try BoundingBox.of(xy: b) } }
+                let r = xy.withUnsafeBufferPointer { b in
+                    Result { () throws(MapCoreError) in try BoundingBox.of(xy: b) }
+                }
                 guard case .failure(let e) = r else { Issue.record("accepted \(bad) at \(index)"); continue }
                 #expect(e.code == .invalidArgument)
             }
@@ -108,7 +113,9 @@ import Testing
         let count = hull.count / 2 - 1
         for i in 0..<count {
             let a = i, b = (i + 1) % count, c = (i + 2) % count
-            #expect(exactOrientation(hull[2 * a], hull[2 * a + 1], hull[2 * b], hull[2 * b + 1], hull[2 * c], hull[2 * c + 1]) > 0)
+            #expect(
+                exactOrientation(
+                    hull[2 * a], hull[2 * a + 1], hull[2 * b], hull[2 * b + 1], hull[2 * c], hull[2 * c + 1]) > 0)
         }
     }
 
@@ -125,7 +132,9 @@ import Testing
     }
 
     @Test func positionsFollowDocumentOrder() throws {
-        let v = try GeoJSONParser.parse(#"{"type":"GeometryCollection","geometries":[{"type":"Point","coordinates":[1,2]},{"type":"GeometryCollection","geometries":[{"type":"LineString","coordinates":[[3,4],[5,6]]}]},{"type":"Point","coordinates":[7,8]}]}"#)
+        let v = try GeoJSONParser.parse(
+            #"{"type":"GeometryCollection","geometries":[{"type":"Point","coordinates":[1,2]},{"type":"GeometryCollection","geometries":[{"type":"LineString","coordinates":[[3,4],[5,6]]}]},{"type":"Point","coordinates":[7,8]}]}"#
+        )
         #expect(Array(Positions.of(v)) == [1, 2, 3, 4, 5, 6, 7, 8])
         #expect(BoundingBox.of(v) == BoundingBox(west: 1, south: 2, east: 7, north: 8))
     }

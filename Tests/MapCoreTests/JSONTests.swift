@@ -4,9 +4,15 @@ import Testing
 
 @Suite struct JSONTests {
     @Test func integersStayExact() throws {
-        let v = try JSON.parse(#"[9223372036854775807, -9223372036854775808, 9223372036854775808, 18446744073709551615, 18446744073709551616, -9223372036854775809]"#)
-        #expect(v == .array([.int(.max), .int(.min), .uint(9_223_372_036_854_775_808), .uint(.max),
-                             .double(18446744073709551616.0), .double(-9223372036854775809.0)]))
+        let v = try JSON.parse(
+            #"[9223372036854775807, -9223372036854775808, 9223372036854775808, 18446744073709551615, 18446744073709551616, -9223372036854775809]"#
+        )
+        #expect(
+            v
+                == .array([
+                    .int(.max), .int(.min), .uint(9_223_372_036_854_775_808), .uint(.max),
+                    .double(18446744073709551616.0), .double(-9223372036854775809.0),
+                ]))
     }
 
     @Test func doublesParseCorrectlyRounded() throws {
@@ -76,14 +82,18 @@ import Testing
         // Keys are remembered per member position, by their raw bytes: neighbours that share a
         // prefix, escaped spellings, non-ASCII, 16- and 17-byte keys and a key ending the input
         // must each still read as written.
-        let text = #"[{"ab":1,"name":2},{"abc":1,"nam":2},{"a\u0062":1,"name":2},{"ab":1,"naméé":2},"#
+        let text =
+            #"[{"ab":1,"name":2},{"abc":1,"nam":2},{"a\u0062":1,"name":2},{"ab":1,"naméé":2},"#
             + #"{"0123456789abcdef":1,"0123456789abcdefg":2},{"0123456789abcdef":1,"0123456789abcdeg":2},"#
             + #"{"":1,"ab":2},{"ab":1,"ab":2}]"#
         let rows = try #require(JSON.parse(text).arrayValue)
         let keys = rows.map { $0.objectValue?.keys ?? [] }
-        #expect(keys == [["ab", "name"], ["abc", "nam"], ["ab", "name"], ["ab", "naméé"],
-                         ["0123456789abcdef", "0123456789abcdefg"], ["0123456789abcdef", "0123456789abcdeg"],
-                         ["", "ab"], ["ab"]])
+        #expect(
+            keys == [
+                ["ab", "name"], ["abc", "nam"], ["ab", "name"], ["ab", "naméé"],
+                ["0123456789abcdef", "0123456789abcdefg"], ["0123456789abcdef", "0123456789abcdeg"],
+                ["", "ab"], ["ab"],
+            ])
         #expect(rows[7].objectValue?["ab"] == .int(2))
         // A remembered key followed by a control byte or a cut-off end is still an error.
         for bad in [#"[{"ab":1},{"ab"#, "[{\"ab\":1},{\"ab\u{1}\":1}]", #"[{"ab":1},{"ab\"#] {

@@ -4,7 +4,8 @@ import Testing
 import Glibc
 @testable import MapCore
 
-private let fixtures = "/" + #filePath.split(separator: "/").dropLast(3).joined(separator: "/") + "/Tests/fixtures/supercluster/"
+private let fixtures =
+    "/" + #filePath.split(separator: "/").dropLast(3).joined(separator: "/") + "/Tests/fixtures/supercluster/"
 
 private func fixture(_ name: String) throws -> JSONValue {
     let bytes = try FileIO.read(path: fixtures + name)
@@ -16,11 +17,15 @@ private func places() throws -> [Feature] {
     return try bytes.withUnsafeBufferPointer { b throws(MapCoreError) in try GeoJSONParser.parse(b) }.features
 }
 
-private func index(_ features: [Feature], _ configure: (inout SuperclusterOptions) -> Void = { _ in },
-                   properties: JSONValue? = nil) throws -> Supercluster {
+private func index(
+    _ features: [Feature], _ configure: (inout SuperclusterOptions) -> Void = { _ in },
+    properties: JSONValue? = nil
+) throws -> Supercluster {
     var o = SuperclusterOptions()
     configure(&o)
-    return try Supercluster(features: features, options: o, clusterProperties: try properties.map { v throws(MapCoreError) in try ClusterProperties(json: v) })
+    return try Supercluster(
+        features: features, options: o,
+        clusterProperties: try properties.map { v throws(MapCoreError) in try ClusterProperties(json: v) })
 }
 
 /// The tile as JSON, to compare with upstream's expected tiles.
@@ -41,16 +46,25 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.feature(i).prope
     /// level index are the same ranks.
     @Test func reportRankIsTheQueryOrder() throws {
         var rng = SeededGenerator(seed: 3)
-        for (count, nodeSize) in [(1, 64), (64, 64), (65, 64), (66, 64), (129, 64), (1000, 2), (1000, 3), (5000, 64), (4097, 16)] {
+        for (count, nodeSize) in [
+            (1, 64), (64, 64), (65, 64), (66, 64), (129, 64), (1000, 2), (1000, 3), (5000, 64), (4097, 16),
+        ] {
             var xy = ContiguousArray<Float>()
-            for _ in 0..<count { xy.append(Float.random(in: 0...1, using: &rng)); xy.append(Float.random(in: 0...1, using: &rng)) }
+            for _ in 0..<count {
+                xy.append(Float.random(in: 0...1, using: &rng)); xy.append(Float.random(in: 0...1, using: &rng))
+            }
             let tree = KDBush(refs: ContiguousArray((0..<count).map(Int32.init)), xy: xy, nodeSize: nodeSize)
             var reported: [Int] = []
             // A box holding every region reports whole nodes; one just short of the edges
             // reports item by item: both in the ranks' order.
-            tree.range(minX: -1, minY: -1, maxX: 2, maxY: 2, positions: try #require(tree.ownPositions)) { reported.append(Int($0)) }
+            tree.range(minX: -1, minY: -1, maxX: 2, maxY: 2, positions: try #require(tree.ownPositions)) {
+                reported.append(Int($0))
+            }
             var tested: [Int] = []
-            tree.range(minX: -1, minY: -1, maxX: 2, maxY: Double(tree.storage.bounds.maxY.nextDown), positions: try #require(tree.ownPositions)) { tested.append(Int($0)) }
+            tree.range(
+                minX: -1, minY: -1, maxX: 2, maxY: Double(tree.storage.bounds.maxY.nextDown),
+                positions: try #require(tree.ownPositions)
+            ) { tested.append(Int($0)) }
             #expect(tested == reported.filter { xy[2 * $0 + 1] < tree.storage.bounds.maxY })
             // refs were the input indices; map each reported ref back to its slot.
             var slotOf = [Int](repeating: 0, count: count)
@@ -64,7 +78,9 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.feature(i).prope
             let levelRanks = levels.takeRanks(0)
             let levelTree = levels.finish()[0]
             #expect(levelTree.refs == ContiguousArray(tree.refs.map { -1 - $0 }))
-            #expect((0..<count).allSatisfy { levelRanks?[$0] == slotRanks[slotOf[$0]] }, "count \(count), nodeSize \(nodeSize)")
+            #expect(
+                (0..<count).allSatisfy { levelRanks?[$0] == slotRanks[slotOf[$0]] },
+                "count \(count), nodeSize \(nodeSize)")
         }
     }
 
@@ -82,7 +98,9 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.feature(i).prope
             let refs = ContiguousArray((0..<count).map(Int32.init))
             let serial = KDBush(refs: refs, xy: xy, nodeSize: nodeSize, parallelFrom: .max)
             let parallel = KDBush(refs: refs, xy: xy, nodeSize: nodeSize, parallelFrom: 2)
-            #expect(serial.refs == parallel.refs && serial.coords == parallel.coords, "count \(count), nodeSize \(nodeSize)")
+            #expect(
+                serial.refs == parallel.refs && serial.coords == parallel.coords, "count \(count), nodeSize \(nodeSize)"
+            )
             // The same tree again from the build's task scheduler, with its helper thread.
             let levels = LevelTrees(levels: 2, nodeSize: nodeSize, threaded: true)
             levels.submit(1, order: refs, xy: xy)
@@ -104,11 +122,14 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.feature(i).prope
             let xy: ContiguousArray<Float>
             func position(slot: Int, ref: Int32) -> (x: Float, y: Float) { (xy[2 * Int(ref)], xy[2 * Int(ref) + 1]) }
         }
-        for (count, nodeSize, grid) in [(5000, 64, false), (5000, 8, true), (700, 2, false), (66, 64, true), (1, 64, false)] {
+        for (count, nodeSize, grid) in [
+            (5000, 64, false), (5000, 8, true), (700, 2, false), (66, 64, true), (1, 64, false),
+        ] {
             var xy = ContiguousArray<Float>()
             for _ in 0..<count {  // on a grid, many items share each coordinate
                 let x = grid ? Float(Int.random(in: 0...20, using: &rng)) / 20 : Float.random(in: 0...1, using: &rng)
-                xy.append(x); xy.append(grid ? Float(Int.random(in: 0...20, using: &rng)) / 20 : Float.random(in: 0...1, using: &rng))
+                xy.append(x);
+                xy.append(grid ? Float(Int.random(in: 0...20, using: &rng)) / 20 : Float.random(in: 0...1, using: &rng))
             }
             let refs = ContiguousArray((0..<count).map(Int32.init))
             let levels = LevelTrees(levels: 1, nodeSize: nodeSize, threaded: false)
@@ -134,8 +155,12 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.feature(i).prope
                 if box[2] < box[0] { box.swapAt(0, 2) }
                 if box[3] < box[1] { box.swapAt(1, 3) }
                 var got: [Int32] = []
-                tree.range(minX: box[0], minY: box[1], maxX: box[2], maxY: box[3], positions: ByRef(xy: xy)) { got.append($0) }
-                #expect(got == oracle.range(box[0], box[1], box[2], box[3]), "range, count \(count), nodeSize \(nodeSize), box \(box)")
+                tree.range(minX: box[0], minY: box[1], maxX: box[2], maxY: box[3], positions: ByRef(xy: xy)) {
+                    got.append($0)
+                }
+                #expect(
+                    got == oracle.range(box[0], box[1], box[2], box[3]),
+                    "range, count \(count), nodeSize \(nodeSize), box \(box)")
                 var near: [Int32] = []
                 let r = (box[2] - box[0]) / 2
                 tree.within(box[0], box[1], r, positions: ByRef(xy: xy)) { near.append($0) }
@@ -151,7 +176,10 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.feature(i).prope
         var rng = SeededGenerator(seed: 11)
         let shapes: [(String, (Int, inout SeededGenerator) -> (Float, Float))] = [
             ("random", { _, g in (Float.random(in: 0...1, using: &g), Float.random(in: 0...1, using: &g)) }),
-            ("few distinct values", { _, g in (Float(Int.random(in: 0..<5, using: &g)) / 4, Float(Int.random(in: 0..<3, using: &g)) / 2) }),
+            (
+                "few distinct values",
+                { _, g in (Float(Int.random(in: 0..<5, using: &g)) / 4, Float(Int.random(in: 0..<3, using: &g)) / 2) }
+            ),
             ("ascending", { k, _ in (Float(k), Float(k % 97)) }),
             ("descending", { k, _ in (Float(-k), Float(-(k % 89))) }),
             ("all equal", { _, _ in (0.25, 0.75) }),
@@ -163,7 +191,9 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.feature(i).prope
                 let refs = ContiguousArray((0..<count).map(Int32.init))
                 let tree = KDBush(refs: refs, xy: xy, nodeSize: nodeSize)
                 let expected = ScalarKDBush(refs: refs, coords: xy, nodeSize: nodeSize)
-                #expect(tree.refs == expected.refs && tree.coords == expected.coords, "\(shape), count \(count), nodeSize \(nodeSize)")
+                #expect(
+                    tree.refs == expected.refs && tree.coords == expected.coords,
+                    "\(shape), count \(count), nodeSize \(nodeSize)")
             }
         }
     }
@@ -192,7 +222,9 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.feature(i).prope
                     lng = Double.random(in: -180...180, using: &rng)
                     lat = Double.random(in: -85...85, using: &rng)
                 case 5:
-                    centre = dense ? (Double.random(in: 2...4, using: &rng), Double.random(in: 47...49, using: &rng))
+                    centre =
+                        dense
+                        ? (Double.random(in: 2...4, using: &rng), Double.random(in: 47...49, using: &rng))
                         : (Double.random(in: -170...170, using: &rng), Double.random(in: -80...80, using: &rng))
                     (lng, lat) = centre
                 case 6, 7:
@@ -206,12 +238,20 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.feature(i).prope
             }
             return out
         }
-        let sum = JSONValue.object(JSONObject([("w", .array([.string("+"), .array([.string("get"), .string("w")])]))]))
-        for (count, minPoints, nodeSize, dense) in [(70_000, 2, 64, false), (20_000, 5, 16, false), (3_000, 3, 64, false),
-                                                    (30_000, 2, 64, true)] {
+        let sum = JSONValue.object(
+            JSONObject([("w", .array([.string("+"), .array([.string("get"), .string("w")])]))]))
+        for (count, minPoints, nodeSize, dense) in [
+            (70_000, 2, 64, false), (20_000, 5, 16, false), (3_000, 3, 64, false),
+            (30_000, 2, 64, true),
+        ] {
             let input = features(count, dense: dense)
-            let sc = try index(input, { $0.minPoints = minPoints; $0.nodeSize = nodeSize }, properties: sum)
-            let reference = ReferenceSupercluster(input, options: sc.options, properties: try ClusterProperties(json: sum))
+            let sc = try index(
+                input,
+                {
+                    $0.minPoints = minPoints; $0.nodeSize = nodeSize
+                }, properties: sum)
+            let reference = ReferenceSupercluster(
+                input, options: sc.options, properties: try ClusterProperties(json: sum))
             var mismatches = 0
             for z in 0...(sc.options.maxZoom + 1) where mismatches == 0 {
                 let got = try sc.clusters(west: -180, south: -90, east: 180, north: 90, zoom: Double(z)).map { item in
@@ -222,9 +262,13 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.feature(i).prope
                 }
                 let expected = reference.level(z)
                 // Reported by first difference: a whole level is too long to print.
-                if let k = (0..<min(got.count, expected.count)).first(where: { got[$0] != expected[$0] }) ?? (got.count == expected.count ? nil : min(got.count, expected.count)) {
+                if let k = (0..<min(got.count, expected.count)).first(where: { got[$0] != expected[$0] })
+                    ?? (got.count == expected.count ? nil : min(got.count, expected.count))
+                {
                     mismatches += 1
-                    Issue.record("count \(count), minPoints \(minPoints), dense \(dense), level \(z), item \(k) of \(expected.count): got \(k < got.count ? got[k] : []), expected \(k < expected.count ? expected[k] : [])")
+                    Issue.record(
+                        "count \(count), minPoints \(minPoints), dense \(dense), level \(z), item \(k) of \(expected.count): got \(k < got.count ? got[k] : []), expected \(k < expected.count ? expected[k] : [])"
+                    )
                 }
                 // Boxes from a few pixels to most of the world: nodes wholly inside, straddling
                 // and outside, reported in kdbush's order.
@@ -238,8 +282,9 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.feature(i).prope
                         if case .cluster(let c) = item { w = sc.clusterProperties(c)["w"]?.doubleValue ?? .nan }
                         return [Double(r.id), r.lng, r.lat, Double(r.pointCount), w]
                     }
-                    let expectedInBox = reference.level(z, minX: Projection.x(lng: w), minY: Projection.y(lat: n),
-                                                        maxX: Projection.x(lng: e), maxY: Projection.y(lat: s))
+                    let expectedInBox = reference.level(
+                        z, minX: Projection.x(lng: w), minY: Projection.y(lat: n),
+                        maxX: Projection.x(lng: e), maxY: Projection.y(lat: s))
                     #expect(inBox == expectedInBox, "count \(count), level \(z), box \([w, s, e, n])")
                 }
                 for item in got where item[3] > 1 && z <= sc.options.maxZoom && z % 4 == 0 {
@@ -261,15 +306,19 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.feature(i).prope
         // 1.02 r from A and B.
         let a = 0.24 * r, h = 0.995 * r
         let positions = [(0.5, 0.5), (0.5 + 2 * a, 0.5), (0.5 + a, 0.5 + h)]
-        let input = positions.map { Feature(geometry: .point(Projection.lng(x: $0.0), Projection.lat(y: $0.1)), properties: JSONObject()) }
+        let input = positions.map {
+            Feature(geometry: .point(Projection.lng(x: $0.0), Projection.lat(y: $0.1)), properties: JSONObject())
+        }
         let sc = try index(input)
         func counts(_ zoom: Int) throws -> [Int] {
-            try sc.clusters(west: -180, south: -90, east: 180, north: 90, zoom: Double(zoom)).map { sc.pointCount($0) }.sorted()
+            try sc.clusters(west: -180, south: -90, east: 180, north: 90, zoom: Double(zoom)).map { sc.pointCount($0) }
+                .sorted()
         }
         #expect(try counts(12) == [1, 1, 1])
         #expect(try counts(11) == [1, 2])
         #expect(try counts(z) == [3])
-        let reference = ReferenceSupercluster(input, options: sc.options, properties: try ClusterProperties(json: .object(JSONObject())))
+        let reference = ReferenceSupercluster(
+            input, options: sc.options, properties: try ClusterProperties(json: .object(JSONObject())))
         for zoom in 0...17 {
             let got = try sc.clusters(west: -180, south: -90, east: 180, north: 90, zoom: Double(zoom)).map { item in
                 let record = sc.record(item)
@@ -325,8 +374,11 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.feature(i).prope
     @Test func leavesOfACluster() throws {  // 4
         let sc = try index(try places())
         let names = try sc.leaves(of: 164, offset: 5, limit: 10).map { name(sc, $0) }
-        #expect(names == ["Niagara Falls", "Cape San Blas", "Cape Sable", "Cape Canaveral", "San  Salvador",
-                          "Cabo Gracias a Dios", "I. de Cozumel", "Grand Cayman", "Miquelon", "Cape Bauld"])
+        #expect(
+            names == [
+                "Niagara Falls", "Cape San Blas", "Cape Sable", "Cape Canaveral", "San  Salvador",
+                "Cabo Gracias a Dios", "I. de Cozumel", "Grand Cayman", "Miquelon", "Cape Bauld",
+            ])
     }
 
     @Test func generateIdGivesInputIndexes() throws {  // 5
@@ -349,19 +401,27 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.feature(i).prope
 
     @Test func expansionZoom() throws {  // 7
         let sc = try index(try places())
-        #expect(try [164, 196, 581, 1157, 4134].map { id throws(MapCoreError) in try sc.expansionZoom(of: id) } == [1, 1, 2, 2, 3])
+        #expect(
+            try [164, 196, 581, 1157, 4134].map { id throws(MapCoreError) in try sc.expansionZoom(of: id) } == [
+                1, 1, 2, 2, 3,
+            ])
     }
 
     @Test func expansionZoomForMaxZoom() throws {  // 8
-        let sc = try index(try places()) { $0.radius = 60; $0.extent = 256; $0.maxZoom = 4 }
+        let sc = try index(try places()) {
+            $0.radius = 60; $0.extent = 256; $0.maxZoom = 4
+        }
         #expect(try sc.expansionZoom(of: 2504) == 5)
     }
 
     @Test func aggregatesWithReduce() throws {  // 9: map {sum: scalerank}, reduce sum += sum
-        let props = JSONValue.object(JSONObject([("sum", .array([.string("+"), .array([.string("get"), .string("scalerank")])]))]))
+        let props = JSONValue.object(
+            JSONObject([("sum", .array([.string("+"), .array([.string("get"), .string("scalerank")])]))]))
         let sc = try index(try places(), { $0.radius = 100 }, properties: props)
         func sums(_ z: Int, _ x: Int, _ y: Int) throws -> [Double] {
-            tileFeatures(try tileJSON(sc, z, x, y)).compactMap { $0["tags"]?.objectValue?["sum"]?.doubleValue }.filter { $0 != 0 }
+            tileFeatures(try tileJSON(sc, z, x, y)).compactMap { $0["tags"]?.objectValue?["sum"]?.doubleValue }.filter {
+                $0 != 0
+            }
         }
         #expect(try sums(1, 0, 0) == [146, 84, 63, 23, 34, 12, 19, 29, 8, 8, 80, 35])
         #expect(try sums(0, 0, 0) == [298, 122, 12, 36, 98, 7, 24, 8, 125, 98, 125, 12, 36, 8])
@@ -379,7 +439,8 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.feature(i).prope
 
     @Test func reduceExpressionFormAndOtherOperators() throws {
         // The iOS form: an explicit reduce expression over ["accumulated"] and ["get", name].
-        let props = try JSON.parse("""
+        let props = try JSON.parse(
+            """
             {"total": [["+", ["accumulated"], ["get", "total"]], ["get", "scalerank"]],
              "top": ["max", ["get", "scalerank"]], "low": ["min", ["get", "scalerank"]],
              "allNamed": ["all", ["has", "name"]], "anyZero": ["any", ["==", ["get", "scalerank"], 0]],
@@ -390,7 +451,9 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.feature(i).prope
         for item in try sc.clusters(west: -180, south: -90, east: 180, north: 90, zoom: 0) {
             guard case .cluster(let c) = item else { continue }
             let p = sc.clusterProperties(c)
-            let ranks = try sc.leaves(of: sc.id(item), offset: 0, limit: Int.max).compactMap { features[$0].properties?["scalerank"]?.doubleValue }
+            let ranks = try sc.leaves(of: sc.id(item), offset: 0, limit: Int.max).compactMap {
+                features[$0].properties?["scalerank"]?.doubleValue
+            }
             #expect(ranks.count == sc.pointCount(item))
             #expect(p["total"]?.doubleValue == ranks.reduce(0, +))
             #expect(p["top"]?.doubleValue == ranks.max())
@@ -428,13 +491,16 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.feature(i).prope
 
     @Test func nonIntegerZoom() throws {  // 12
         let sc = try index(try places())
-        #expect(try sc.clusters(west: 179, south: -10, east: -177, north: 10, zoom: 1.25)
+        #expect(
+            try sc.clusters(west: 179, south: -10, east: -177, north: 10, zoom: 1.25)
                 == (try sc.clusters(west: 179, south: -10, east: -177, north: 10, zoom: 1)))
     }
 
     @Test func sameLocationPointsCluster() throws {  // 13
         let p = Feature(geometry: .point(-1.426798, 53.943034))
-        let sc = try index([p, p]) { $0.maxZoom = 20; $0.extent = 8192; $0.radius = 16 }
+        let sc = try index([p, p]) {
+            $0.maxZoom = 20; $0.extent = 8192; $0.radius = 16
+        }
         #expect(sc.levelCounts().first { $0.zoom == 20 }?.items == 1)
     }
 
@@ -463,11 +529,15 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.feature(i).prope
             for south in [-85.0, -90] {
                 let items = try sc.clusters(west: -180, south: south, east: 180, north: -south, zoom: Double(z))
                 #expect(Double(items.count) == totals[z], "zoom \(z)")
-                #expect(Double(items.filter { if case .cluster = $0 { return true } else { return false } }.count) == clusters[z])
+                #expect(
+                    Double(items.filter { if case .cluster = $0 { return true } else { return false } }.count)
+                        == clusters[z])
             }
         }
         let min5 = try index(try places()) { $0.minPoints = 5 }
-        let min5Totals = facts["minPoints5_getClusters_counts_by_zoom"]?.objectValue?["total_features"]?.arrayValue?.compactMap(\.doubleValue) ?? []
+        let min5Totals =
+            facts["minPoints5_getClusters_counts_by_zoom"]?.objectValue?["total_features"]?.arrayValue?.compactMap(
+                \.doubleValue) ?? []
         #expect(min5Totals.count == 18)
         for (z, n) in min5Totals.enumerated() {
             #expect(Double(try min5.clusters(west: -180, south: -90, east: 180, north: 90, zoom: Double(z)).count) == n)
@@ -490,15 +560,21 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.feature(i).prope
             #expect(Double(sc.pointCount(item)) == row["point_count"]?.doubleValue)
             let lngLat = row["lng_lat"]?.arrayValue?.compactMap(\.doubleValue) ?? []
             let (lng, lat) = sc.position(item)
-            #expect(approximatelyEqual(lng, lngLat[0], tolerance: 1e-12) && approximatelyEqual(lat, lngLat[1], tolerance: 1e-12), "\(id)")
+            #expect(
+                approximatelyEqual(lng, lngLat[0], tolerance: 1e-12)
+                    && approximatelyEqual(lat, lngLat[1], tolerance: 1e-12), "\(id)")
             #expect(Double(try sc.expansionZoom(of: id)) == row["expansion_zoom"]?.doubleValue)
-            #expect(try sc.children(of: id).map { JSONValue.int(Int64(sc.pointCount($0))) } == row["children_point_counts"]?.arrayValue)
+            #expect(
+                try sc.children(of: id).map { JSONValue.int(Int64(sc.pointCount($0))) }
+                    == row["children_point_counts"]?.arrayValue)
             #expect(Double(try sc.leaves(of: id, offset: 0, limit: .max).count) == row["leaves_total"]?.doubleValue)
         }
         let allNames = facts["defaultOptions_getLeaves_164_all_names_in_order"]?.arrayValue?.compactMap(\.stringValue)
         #expect(try sc.leaves(of: 164, offset: 0, limit: .max).map { name(sc, $0) ?? "" } == allNames)
 
-        let wide = try index(try places()) { $0.radius = 60; $0.extent = 256; $0.maxZoom = 4 }
+        let wide = try index(try places()) {
+            $0.radius = 60; $0.extent = 256; $0.maxZoom = 4
+        }
         for row in facts["radius60_extent256_maxZoom4_z0_clusters"]?.arrayValue?.compactMap(\.objectValue) ?? [] {
             let id = Int(row["cluster_id"]?.doubleValue ?? -1)
             #expect(Double(wide.pointCount(.cluster(try wide.cluster(withID: id)))) == row["point_count"]?.doubleValue)
@@ -507,7 +583,9 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.feature(i).prope
     }
 
     @Test func abbreviatedCounts() throws {
-        let facts = try fixture("derived-places-facts.json").objectValue?["point_count_abbreviated_examples"]?.objectValue ?? JSONObject()
+        let facts =
+            try fixture("derived-places-facts.json").objectValue?["point_count_abbreviated_examples"]?.objectValue
+            ?? JSONObject()
         #expect(facts.count == 10)
         for (count, expected) in facts {
             #expect(Supercluster.abbreviated(Int(count) ?? -1) == expected, "\(count)")
@@ -534,7 +612,10 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.feature(i).prope
         // Beyond Float range after projection: refused with a clear error.
         #expect(throws: MapCoreError.self) { try Supercluster(features: [Feature(geometry: .point(1e300, 0))]) }
         // Projectable but far outside the world: indexed; tile coordinates stay doubles.
-        let far = [Feature(geometry: .point(1e30, 95)), Feature(geometry: .point(1e30, 95)), Feature(geometry: .point(-1e30, -95))]
+        let far = [
+            Feature(geometry: .point(1e30, 95)), Feature(geometry: .point(1e30, 95)),
+            Feature(geometry: .point(-1e30, -95)),
+        ]
         let sc = try index(far)
         for z in [0, 1, 20, 40] {
             let tiles = try sc.tile(z: z, x: 0, y: 0)
@@ -581,8 +662,9 @@ private struct ScalarKDBush {
                 let n = Double(right - left + 1), m = Double(k - left + 1), z = log(n)
                 let s = 0.5 * exp(2 * z / 3)
                 let sd = 0.5 * (z * s * (n - s) / n).squareRoot() * (m - n / 2 < 0 ? -1 : 1)
-                select(k, max(left, Int((Double(k) - m * s / n + sd).rounded(.down))),
-                       min(right, Int((Double(k) + (n - m) * s / n + sd).rounded(.down))), axis)
+                select(
+                    k, max(left, Int((Double(k) - m * s / n + sd).rounded(.down))),
+                    min(right, Int((Double(k) + (n - m) * s / n + sd).rounded(.down))), axis)
             }
             let t = coords[2 * k + axis]
             var i = left, j = right
@@ -622,14 +704,18 @@ private struct ScalarKDBush {
         search(qx - r, qy - r, qx + r, qy + r) { x, y in (x - qx) * (x - qx) + (y - qy) * (y - qy) <= r * r }
     }
 
-    private func search(_ minX: Double, _ minY: Double, _ maxX: Double, _ maxY: Double, _ accept: (Double, Double) -> Bool) -> [Int32] {
+    private func search(
+        _ minX: Double, _ minY: Double, _ maxX: Double, _ maxY: Double, _ accept: (Double, Double) -> Bool
+    ) -> [Int32] {
         var result: [Int32] = []
         guard !refs.isEmpty else { return result }
         var stack = [0, refs.count - 1, 0]
         while !stack.isEmpty {
             let axis = stack.removeLast(), right = stack.removeLast(), left = stack.removeLast()
             if right - left <= nodeSize {
-                for i in left...right where accept(Double(coords[2 * i]), Double(coords[2 * i + 1])) { result.append(refs[i]) }
+                for i in left...right where accept(Double(coords[2 * i]), Double(coords[2 * i + 1])) {
+                    result.append(refs[i])
+                }
                 continue
             }
             let m = (left + right) >> 1
@@ -662,13 +748,16 @@ private struct ReferenceSupercluster {
         self.input = input
         self.options = options
         var data = input.enumerated().map { i, f in
-            Item(x: Double(Float(Projection.x(lng: f.geometry?.xy[0] ?? 0))), y: Double(Float(Projection.y(lat: f.geometry?.xy[1] ?? 0))),
-                 id: i, count: 1)
+            Item(
+                x: Double(Float(Projection.x(lng: f.geometry?.xy[0] ?? 0))),
+                y: Double(Float(Projection.y(lat: f.geometry?.xy[1] ?? 0))),
+                id: i, count: 1)
         }
         func tree(_ d: [Item]) -> ScalarKDBush {
             var xy = ContiguousArray<Float>()
             for item in d { xy.append(Float(item.x)); xy.append(Float(item.y)) }
-            return ScalarKDBush(refs: ContiguousArray((0..<d.count).map(Int32.init)), coords: xy, nodeSize: options.nodeSize)
+            return ScalarKDBush(
+                refs: ContiguousArray((0..<d.count).map(Int32.init)), coords: xy, nodeSize: options.nodeSize)
         }
         var levels: [[Item]] = [data]
         var trees = [tree(data)]
@@ -697,7 +786,10 @@ private struct ReferenceSupercluster {
                         props = folded
                     }
                     data[i].parent = id
-                    next.append(Item(x: wx / Double(total), y: wy / Double(total), id: id, count: total, props: props ?? JSONObject()))
+                    next.append(
+                        Item(
+                            x: wx / Double(total), y: wy / Double(total), id: id, count: total,
+                            props: props ?? JSONObject()))
                 } else {
                     next.append(data[i])
                     if total > 1 {
@@ -743,8 +835,10 @@ private struct ReferenceSupercluster {
                 let f = input[item.id]
                 out.append([Double(item.id), f.geometry?.xy[0] ?? .nan, f.geometry?.xy[1] ?? .nan, 1, 0])
             } else {
-                out.append([Double(item.id), Projection.lng(x: item.x), Projection.lat(y: item.y), Double(item.count),
-                            item.props?["w"]?.doubleValue ?? .nan])
+                out.append([
+                    Double(item.id), Projection.lng(x: item.x), Projection.lat(y: item.y), Double(item.count),
+                    item.props?["w"]?.doubleValue ?? .nan,
+                ])
             }
         }
         return out

@@ -3,7 +3,9 @@
 
 /// Parses GeoJSON text, returning the error instead of throwing so tests can inspect it.
 func parseResult(_ text: String, maxDepth: Int = ParseLimits.defaultMaxDepth) -> Result<GeoJSON, MapCoreError> {
-    Result { () throws(MapCoreError) -> GeoJSON in try GeoJSONParser.parse(text, limits: ParseLimits(maxDepth: maxDepth)) }
+    Result { () throws(MapCoreError) -> GeoJSON in
+        try GeoJSONParser.parse(text, limits: ParseLimits(maxDepth: maxDepth))
+    }
 }
 
 func parseError(_ text: String) -> MapCoreError? {

@@ -4,7 +4,8 @@
 import Testing
 @testable import MapCore
 
-private let fixtures = "/" + #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
+private let fixtures =
+    "/" + #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
     + "/Tests/fixtures/geojson-vt/"
 
 private func fixtureJSON(_ name: String) throws -> JSONValue {
@@ -96,7 +97,8 @@ struct TilingFacts {
         let index = try TileIndex(try fixtureGeoJSON("us-states.json"))
         #expect(try tileValue(index.tile(z: 7, x: 37, y: 48)) == (try fixtureJSON("us-states-z7-37-48.json")))
         let square = try tileValue(index.tile(z: 9, x: 148, y: 192))
-        let expected = try JSON.parse(#"""
+        let expected = try JSON.parse(
+            #"""
             [{"geometry": [[[-64, 4160], [-64, -64], [4160, -64], [4160, 4160], [-64, 4160]]], "type": 3,
               "tags": {"name": "Pennsylvania", "density": 284.3}, "id": "42"}]
             """#)
@@ -118,23 +120,27 @@ struct TilingFacts {
         let meridian = try GeoJSONParser.parse(#"{"type": "LineString", "coordinates": [[0, 90], [0, -90]]}"#)
         let index = try TileIndex(meridian, options: try options(#"{"buffer": 0}"#))
         #expect(index.tile(z: 2, x: 1, y: 1) == nil)
-        #expect(try tileValue(index.tile(z: 2, x: 2, y: 1))
+        #expect(
+            try tileValue(index.tile(z: 2, x: 2, y: 1))
                 == (try JSON.parse(#"[{"geometry": [[[0, 0], [0, 4096]]], "type": 2, "tags": null}]"#)))
         let parallel = try GeoJSONParser.parse(
             #"{"type": "LineString", "coordinates": [[-90, 66.51326044311188], [90, 66.51326044311188]]}"#)
         let index2 = try TileIndex(parallel, options: try options(#"{"buffer": 0}"#))
-        #expect(try tileValue(index2.tile(z: 2, x: 1, y: 0))
+        #expect(
+            try tileValue(index2.tile(z: 2, x: 1, y: 0))
                 == (try JSON.parse(#"[{"geometry": [[[0, 4096], [4096, 4096]]], "type": 2, "tags": null}]"#)))
         #expect(try tileValue(index2.tile(z: 2, x: 1, y: 1)) == .array([]))
     }
 
     @Test func polygonClippedOnTheBoundary() throws {
-        let square = try GeoJSONParser.parse(#"""
+        let square = try GeoJSONParser.parse(
+            #"""
             {"type": "Polygon", "coordinates": [[[42.1875, 57.32652122521708], [47.8125, 57.32652122521708],
              [47.8125, 54.16243396806781], [42.1875, 54.16243396806781], [42.1875, 57.32652122521708]]]}
             """#)
         let index = try TileIndex(square, options: try options(#"{"buffer": 1024}"#))
-        let expected = try JSON.parse(#"""
+        let expected = try JSON.parse(
+            #"""
             [{"geometry": [[[3072, 3072], [5120, 3072], [5120, 5120], [3072, 5120], [3072, 3072]]], "type": 3,
               "tags": null}]
             """#)
@@ -152,16 +158,21 @@ struct TilingFacts {
 
     /// test-clip.js: the stripe clipper on geojson-vt's flat arrays (x ∈ [10, 40]).
     @Test func clipLinesAndRings() {
-        let coords1: [Double] = [0, 0, 0, 50, 0, 0, 50, 10, 0, 20, 10, 0, 20, 20, 0, 30, 20, 0, 30, 30, 0,
-                                 50, 30, 0, 50, 40, 0, 25, 40, 0, 25, 50, 0, 0, 50, 0, 0, 60, 0, 25, 60, 0]
+        let coords1: [Double] = [
+            0, 0, 0, 50, 0, 0, 50, 10, 0, 20, 10, 0, 20, 20, 0, 30, 20, 0, 30, 30, 0,
+            50, 30, 0, 50, 40, 0, 25, 40, 0, 25, 50, 0, 0, 50, 0, 0, 60, 0, 25, 60, 0,
+        ]
         let coords2: [Double] = [0, 0, 0, 50, 0, 0, 50, 10, 0, 0, 10, 0]
         func xy(_ l: ProjectedLine) -> [Double] {
             stride(from: 0, to: l.coords.count, by: 3).flatMap { [l.coords[$0], l.coords[$0 + 1]] }
         }
         var parts: [ProjectedLine] = []
         Clip.clipLine(ProjectedLine(coords: coords1), into: &parts, 10, 40, 0, polygon: false, trackMetrics: false)
-        #expect(parts.map(xy) == [[10, 0, 40, 0], [40, 10, 20, 10, 20, 20, 30, 20, 30, 30, 40, 30],
-                                  [40, 40, 25, 40, 25, 50, 10, 50], [10, 60, 25, 60]])
+        #expect(
+            parts.map(xy) == [
+                [10, 0, 40, 0], [40, 10, 20, 10, 20, 20, 30, 20, 30, 30, 40, 30],
+                [40, 40, 25, 40, 25, 50, 10, 50], [10, 60, 25, 60],
+            ])
         parts = []
         Clip.clipLine(ProjectedLine(coords: coords2), into: &parts, 10, 40, 0, polygon: false, trackMetrics: false)
         #expect(parts.map(xy) == [[10, 0, 40, 0], [40, 10, 10, 10]])
@@ -172,8 +183,9 @@ struct TilingFacts {
             length += (dx * dx + dy * dy).squareRoot()
         }
         parts = []
-        Clip.clipLine(ProjectedLine(coords: coords1, size: length, start: 0, end: length), into: &parts, 10, 40, 0,
-                      polygon: false, trackMetrics: true)
+        Clip.clipLine(
+            ProjectedLine(coords: coords1, size: length, start: 0, end: length), into: &parts, 10, 40, 0,
+            polygon: false, trackMetrics: true)
         #expect(parts.map { [$0.start, $0.end] } == [[10, 40], [70, 130], [160, 200], [230, 245]])
         // As rings, each input stays one closed ring.
         for coords in [coords1, coords2] {
@@ -186,8 +198,10 @@ struct TilingFacts {
     }
 
     @Test func clipPoints() {
-        let coords1: [Double] = [0, 0, 0, 50, 0, 0, 50, 10, 0, 20, 10, 0, 20, 20, 0, 30, 20, 0, 30, 30, 0,
-                                 50, 30, 0, 50, 40, 0, 25, 40, 0, 25, 50, 0, 0, 50, 0, 0, 60, 0, 25, 60, 0]
+        let coords1: [Double] = [
+            0, 0, 0, 50, 0, 0, 50, 10, 0, 20, 10, 0, 20, 20, 0, 30, 20, 0, 30, 30, 0,
+            50, 30, 0, 50, 40, 0, 25, 40, 0, 25, 50, 0, 0, 50, 0, 0, 60, 0, 25, 60, 0,
+        ]
         let coords2: [Double] = [0, 0, 0, 50, 0, 0, 50, 10, 0, 0, 10, 0]
         func clipped(_ c: [Double]) -> Int {
             let f = ProjectedFeature(id: nil, kind: .multiPoint, geometry: .points(c), tags: nil)
@@ -226,11 +240,13 @@ struct TilingFacts {
     }
 
     @Test func badOptionsNameTheOption() throws {
-        for (text, fragment) in [(#"{"maxZoom": 25}"#, "maxZoom"), (#"{"maxZoom": -1}"#, "maxZoom"),
-                                 (#"{"extent": 0}"#, "extent"), (#"{"buffer": "x"}"#, "buffer"),
-                                 (#"{"tolerance": -1}"#, "tolerance"), (#"{"lineMetrics": 1}"#, "lineMetrics"),
-                                 (#"{"promoteId": "a", "generateId": true}"#, "promoteId"),
-                                 (#"{"colour": 1}"#, "colour"), ("[]", "must be a JSON object")] {
+        for (text, fragment) in [
+            (#"{"maxZoom": 25}"#, "maxZoom"), (#"{"maxZoom": -1}"#, "maxZoom"),
+            (#"{"extent": 0}"#, "extent"), (#"{"buffer": "x"}"#, "buffer"),
+            (#"{"tolerance": -1}"#, "tolerance"), (#"{"lineMetrics": 1}"#, "lineMetrics"),
+            (#"{"promoteId": "a", "generateId": true}"#, "promoteId"),
+            (#"{"colour": 1}"#, "colour"), ("[]", "must be a JSON object"),
+        ] {
             let e = thrown { () throws(MapCoreError) in _ = try TilingOptions(json: try JSON.parse(text)) }
             #expect(e?.code == .invalidArgument, "\(text)")
             #expect(e?.message.contains(fragment) == true, "\(text): \(e?.message ?? "no error")")

@@ -20,14 +20,23 @@ struct VectorTileFacts {
         #expect(VectorTileEncoder.commands(feature(1, [[25, 17]])) == [9, 50, 34])
         #expect(VectorTileEncoder.commands(feature(1, [[5, 7, 3, 2]])) == [17, 10, 14, 3, 9])
         #expect(VectorTileEncoder.commands(feature(2, [[2, 2, 2, 10, 10, 10]])) == [9, 4, 4, 18, 0, 16, 16, 0])
-        #expect(VectorTileEncoder.commands(feature(2, [[2, 2, 2, 10, 10, 10], [1, 1, 3, 5]]))
+        #expect(
+            VectorTileEncoder.commands(feature(2, [[2, 2, 2, 10, 10, 10], [1, 1, 3, 5]]))
                 == [9, 4, 4, 18, 0, 16, 16, 0, 9, 17, 17, 10, 4, 8])
-        #expect(VectorTileEncoder.commands(feature(3, [[3, 6, 8, 12, 20, 34, 3, 6]])) == [9, 6, 12, 18, 10, 12, 24, 44, 15])
+        #expect(
+            VectorTileEncoder.commands(feature(3, [[3, 6, 8, 12, 20, 34, 3, 6]])) == [9, 6, 12, 18, 10, 12, 24, 44, 15])
         // The multipolygon example: an outer ring, a second outer ring with a hole.
-        let multi = feature(3, [[0, 0, 10, 0, 10, 10, 0, 10, 0, 0], [11, 11, 20, 11, 20, 20, 11, 20, 11, 11],
-                                [13, 13, 13, 17, 17, 17, 17, 13, 13, 13]])
-        #expect(VectorTileEncoder.commands(multi) == [9, 0, 0, 26, 20, 0, 0, 20, 19, 0, 15, 9, 22, 2, 26, 18, 0, 0,
-                                                     18, 17, 0, 15, 9, 4, 13, 26, 0, 8, 8, 0, 0, 7, 15])
+        let multi = feature(
+            3,
+            [
+                [0, 0, 10, 0, 10, 10, 0, 10, 0, 0], [11, 11, 20, 11, 20, 20, 11, 20, 11, 11],
+                [13, 13, 13, 17, 17, 17, 17, 13, 13, 13],
+            ])
+        #expect(
+            VectorTileEncoder.commands(multi) == [
+                9, 0, 0, 26, 20, 0, 0, 20, 19, 0, 15, 9, 22, 2, 26, 18, 0, 0,
+                18, 17, 0, 15, 9, 4, 13, 26, 0, 8, 8, 0, 0, 7, 15,
+            ])
     }
 
     @Test func roundTripKeepsGeometryPropertiesAndIds() throws {
@@ -40,9 +49,11 @@ struct VectorTileFacts {
         tags["ok"] = .bool(true)
         tags["none"] = .null
         tags["list"] = .array([.int(1), .string("b")])
-        let features = [feature(1, [[1, 2]], tags: tags, id: .int(7)),
-                        feature(2, [[0, 0, 4096, 4096]], tags: tags, id: .string("not an MVT id")),
-                        feature(3, [[0, 0, 10, 0, 10, 10, 0, 0]], id: .int(-1))]
+        let features = [
+            feature(1, [[1, 2]], tags: tags, id: .int(7)),
+            feature(2, [[0, 0, 4096, 4096]], tags: tags, id: .string("not an MVT id")),
+            feature(3, [[0, 0, 10, 0, 10, 10, 0, 0]], id: .int(-1)),
+        ]
         let tile = try decode(VectorTileEncoder.encode(layer: "things", extent: 4096, features: features))
         #expect(tile.layers.count == 1)
         let layer = tile.layers[0]
@@ -53,7 +64,8 @@ struct VectorTileFacts {
         #expect(p["name"] == .string("a") && p["n"] == .int(-3) && p["x"] == .double(2.5) && p["whole"] == .int(4))
         #expect(p["big"] == .uint(18_000_000_000_000_000_000) && p["ok"] == .bool(true) && p["none"] == nil)
         #expect(p["list"] == .string(#"[1,"b"]"#))
-        #expect(try layer.features[2].rings().map { $0.map { [$0.x, $0.y] } } == [[[0, 0], [10, 0], [10, 10], [0, 0]]])
+        #expect(
+            try layer.features[2].rings().map { $0.map { [$0.x, $0.y] } } == [[[0, 0], [10, 0], [10, 10], [0, 0]]])
         // Keys and values are stored once per layer: 7 keys, 7 values for two features.
         let bytes = VectorTileEncoder.encode(layer: "things", extent: 4096, features: features)
         var keyCount = 0
@@ -64,13 +76,16 @@ struct VectorTileFacts {
 
     @Test func geoJSONInTileCoordinatesAndLongitudeLatitude() throws {
         let polygons = feature(3, [[0, 0, 10, 0, 10, 10, 0, 10, 0, 0], [20, 20, 30, 20, 30, 30, 20, 30, 20, 20]])
-        let tile = try decode(VectorTileEncoder.encode(layer: "l", extent: 4096,
-                                                       features: [polygons, feature(1, [[2048, 2048]])]))
+        let tile = try decode(
+            VectorTileEncoder.encode(
+                layer: "l", extent: 4096,
+                features: [polygons, feature(1, [[2048, 2048]])]))
         let text = String(decoding: try tile.geoJSON(tile: nil), as: UTF8.self)
         #expect(text.contains(#""type":"MultiPolygon""#))
         let lngLat = try JSON.parse(String(decoding: try tile.geoJSON(tile: (1, 1, 0)), as: UTF8.self))
         // The centre of tile 1/1/0 is 90°E, 66.51°N.
-        let point = lngLat.objectValue?["layers"]?.objectValue?["l"]?.objectValue?["features"]?.objectValue?["features"]?
+        let point = lngLat.objectValue?["layers"]?.objectValue?["l"]?.objectValue?["features"]?.objectValue?[
+            "features"]?
             .arrayValue?[1].objectValue?["geometry"]?.objectValue?["coordinates"]?.arrayValue
         #expect(point?[0] == .double(90))
         #expect(abs((point?[1].doubleValue ?? 0) - 66.51326044311186) < 1e-9)
@@ -78,8 +93,11 @@ struct VectorTileFacts {
     }
 
     @Test func everyTruncationIsAnErrorNotACrash() {
-        let bytes = VectorTileEncoder.encode(layer: "l", extent: 4096, features: [
-            feature(3, [[0, 0, 10, 0, 10, 10, 0, 0]], tags: JSONObject([("k", .string("v"))]), id: .int(1))])
+        let bytes = VectorTileEncoder.encode(
+            layer: "l", extent: 4096,
+            features: [
+                feature(3, [[0, 0, 10, 0, 10, 10, 0, 0]], tags: JSONObject([("k", .string("v"))]), id: .int(1))
+            ])
         var refused = 0, accepted = 0
         for cut in 1..<bytes.count {
             if (try? decode(Array(bytes[0..<cut]))) == nil { refused += 1 } else { accepted += 1 }

@@ -20,21 +20,28 @@ public struct ClusterProperties: Sendable {
 
     public init(json: JSONValue) throws(MapCoreError) {
         guard case .object(let object) = json else {
-            throw MapCoreError(.invalidArgument, "clusterProperties must be an object of name: [operator or reduce expression, map expression].")
+            throw MapCoreError(
+                .invalidArgument,
+                "clusterProperties must be an object of name: [operator or reduce expression, map expression].")
         }
         var compiled: [Property] = []
         for (name, value) in object {
             guard case .array(let pair) = value, pair.count == 2 else {
-                throw MapCoreError(.invalidArgument, "clusterProperties.\(name) must be [operator or reduce expression, map expression].")
+                throw MapCoreError(
+                    .invalidArgument,
+                    "clusterProperties.\(name) must be [operator or reduce expression, map expression].")
             }
             let reduceJSON: JSONValue
             switch pair[0] {
             case .string(let op):
-                reduceJSON = .array([.string(op), .array([.string("accumulated")]), .array([.string("get"), .string(name)])])
+                reduceJSON = .array([
+                    .string(op), .array([.string("accumulated")]), .array([.string("get"), .string(name)]),
+                ])
             case .array:
                 reduceJSON = pair[0]
             default:
-                throw MapCoreError(.invalidArgument, "clusterProperties.\(name)[0] must be an operator name or a reduce expression.")
+                throw MapCoreError(
+                    .invalidArgument, "clusterProperties.\(name)[0] must be an operator name or a reduce expression.")
             }
             let map = try StyleExpression.compiled(pair[1], what: "clusterProperties.\(name) map expression")
             let reduce = try StyleExpression.compiled(reduceJSON, what: "clusterProperties.\(name) reduce expression")

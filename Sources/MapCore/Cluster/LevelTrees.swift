@@ -177,11 +177,16 @@ final class LevelTrees: @unchecked Sendable {
         pthread_mutex_unlock(mutex)
         if first { build.fill() }
         var halves: [Task] = []
-        if let sorter = build.tree.sorter, task.right - task.left + 1 > Self.taskSize && task.right - task.left > sorter.nodeSize {
+        if let sorter = build.tree.sorter,
+            task.right - task.left + 1 > Self.taskSize && task.right - task.left > sorter.nodeSize
+        {
             // kdbush's sort step: the middle item, then each half on its own.
             let m = (task.left + task.right) >> 1
             sorter.select(k: m, left: task.left, right: task.right, axis: task.axis)
-            halves = [Task(left: task.left, right: m - 1, axis: 1 - task.axis), Task(left: m + 1, right: task.right, axis: 1 - task.axis)]
+            halves = [
+                Task(left: task.left, right: m - 1, axis: 1 - task.axis),
+                Task(left: m + 1, right: task.right, axis: 1 - task.axis),
+            ]
         } else {
             build.tree.sorter?.sort(left: task.left, right: task.right, axis: task.axis)
         }

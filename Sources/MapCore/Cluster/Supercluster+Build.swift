@@ -35,17 +35,20 @@ extension Supercluster {
 
     /// Builds the index of the inputs `located` (ascending input indexes with a position in
     /// `lngLat`) out of `n` inputs.
-    static func build(input: [Feature], count n: Int, lngLat: ContiguousArray<Double>,
-                      located order: ContiguousArray<Int32>, options: SuperclusterOptions,
-                      props: ClusterProperties?) throws(MapCoreError) -> Built {
+    static func build(
+        input: [Feature], count n: Int, lngLat: ContiguousArray<Double>,
+        located order: ContiguousArray<Int32>, options: SuperclusterOptions,
+        props: ClusterProperties?
+    ) throws(MapCoreError) -> Built {
         let (pointXY, xy) = try project(located: order, count: n, lngLat: lngLat)
         var b = Builder(n: n, options: options, props: props, input: input, lngLat: lngLat, pointXY: pointXY)
         // Each level's tree is submitted as soon as the level is complete and built by two
         // threads while the passes run ahead: a pass waits only for the tree of the level it
         // read, and only if it left turns pending. Nothing below throws, so `finish` is reached
         // and joins the helper thread.
-        let levels = LevelTrees(levels: options.maxZoom - options.minZoom + 2, nodeSize: options.nodeSize,
-                                threaded: order.count >= KDBush.parallelBuildSize)
+        let levels = LevelTrees(
+            levels: options.maxZoom - options.minZoom + 2, nodeSize: options.nodeSize,
+            threaded: order.count >= KDBush.parallelBuildSize)
         var level = NextLevel(order: order, xy: xy)
         levels.submit(options.maxZoom + 1 - options.minZoom, order: level.order, xy: level.xy)
         b.boundNearestDistances(order: level.order, xy: level.xy)
@@ -64,20 +67,25 @@ extension Supercluster {
             levels.submit(z - options.minZoom, order: level.order, xy: level.xy)
         }
         levels.dropRanks(0)
-        return Built(pointXY: pointXY, pointParent: b.pointParent, clusters: b.clusters,
-                     clusterProps: b.clusterProps, clusterRanges: clusterRanges, trees: levels.finish())
+        return Built(
+            pointXY: pointXY, pointParent: b.pointParent, clusters: b.clusters,
+            clusterProps: b.clusterProps, clusterRanges: clusterRanges, trees: levels.finish())
     }
 
     /// Projected positions by input index (unlocated inputs stay 0 and are never read), and the
     /// same positions in `located` order: the raw points' level.
-    private static func project(located order: ContiguousArray<Int32>, count n: Int, lngLat: ContiguousArray<Double>)
-        throws(MapCoreError) -> (byInput: ContiguousArray<Float>, level: ContiguousArray<Float>) {
+    private static func project(
+        located order: ContiguousArray<Int32>, count n: Int, lngLat: ContiguousArray<Double>
+    )
+        throws(MapCoreError) -> (byInput: ContiguousArray<Float>, level: ContiguousArray<Float>)
+    {
         var pointXY = ContiguousArray<Float>(repeating: 0, count: 2 * n)
         for ref in order {
             let i = Int(ref)
             let px = Float(Projection.x(lng: lngLat[2 * i])), py = Float(Projection.y(lat: lngLat[2 * i + 1]))
             guard px.isFinite, py.isFinite else {
-                throw MapCoreError(.invalidArgument, "Feature \(i) has a longitude too large to project (\(lngLat[2 * i])).")
+                throw MapCoreError(
+                    .invalidArgument, "Feature \(i) has a longitude too large to project (\(lngLat[2 * i])).")
             }
             pointXY[2 * i] = px
             pointXY[2 * i + 1] = py
@@ -113,8 +121,10 @@ extension Supercluster {
         }
 
         /// Copies the items `range` of a level as they are.
-        @inline(__always) mutating func copy(_ range: Range<Int>, of level: ContiguousArray<Int32>,
-                                             _ levelXY: ContiguousArray<Float>) {
+        @inline(__always) mutating func copy(
+            _ range: Range<Int>, of level: ContiguousArray<Int32>,
+            _ levelXY: ContiguousArray<Float>
+        ) {
             guard !range.isEmpty else { return }
             order.append(contentsOf: level[range])
             xy.append(contentsOf: levelXY[(2 * range.lowerBound)..<(2 * range.upperBound)])
@@ -148,8 +158,10 @@ extension Supercluster {
 
         static let unhandled = Int8.max
 
-        init(n: Int, options: SuperclusterOptions, props: ClusterProperties?, input: [Feature],
-             lngLat: ContiguousArray<Double>, pointXY: ContiguousArray<Float>) {
+        init(
+            n: Int, options: SuperclusterOptions, props: ClusterProperties?, input: [Feature],
+            lngLat: ContiguousArray<Double>, pointXY: ContiguousArray<Float>
+        ) {
             self.n = n
             self.options = options
             self.props = props
@@ -174,7 +186,9 @@ extension Supercluster {
             e.ref >= 0 ? (Double(e.x), Double(e.y)) : (clusters[Int(-1 - e.ref)].x, clusters[Int(-1 - e.ref)].y)
         }
         @inline(__always) func count(_ ref: Int32) -> Int { ref >= 0 ? 1 : Int(clusters[Int(-1 - ref)].count) }
-        @inline(__always) func handledZoom(_ ref: Int32) -> Int8 { ref >= 0 ? pointZoom[Int(ref)] : clusters[Int(-1 - ref)].zoom }
+        @inline(__always) func handledZoom(_ ref: Int32) -> Int8 {
+            ref >= 0 ? pointZoom[Int(ref)] : clusters[Int(-1 - ref)].zoom
+        }
         @inline(__always) mutating func setZoom(_ ref: Int32, _ z: Int8) {
             if ref >= 0 { pointZoom[Int(ref)] = z } else { clusters[Int(-1 - ref)].zoom = z }
         }
@@ -242,8 +256,9 @@ extension Supercluster {
                 let (x, y) = position(ref)
                 let total = claimNeighbors(of: ref, at: x, y, grid: &grid, scratch: &neighbors, into: &members)
                 if total > count(ref) && total >= options.minPoints {
-                    formCluster(leader: ref, levelIndex: i, at: x, y, total: total, members: members, zoom: zoom,
-                                next: &next)
+                    formCluster(
+                        leader: ref, levelIndex: i, at: x, y, total: total, members: members, zoom: zoom,
+                        next: &next)
                 } else {
                     keepWithNeighbors(ref, at: x, y, members: members, zoom: passZoom, next: &next)
                 }
@@ -254,8 +269,10 @@ extension Supercluster {
 
         /// Puts the level's near items (see the glossary) in the grid for queries within `radius`;
         /// true if crowded points were found, whose `alone` marks then say which are alone.
-        private mutating func indexNearItems(order: ContiguousArray<Int32>, xy: ContiguousArray<Float>, radius r: Double,
-                                             into grid: inout NeighborGrid) -> Bool {
+        private mutating func indexNearItems(
+            order: ContiguousArray<Int32>, xy: ContiguousArray<Float>, radius r: Double,
+            into grid: inout NeighborGrid
+        ) -> Bool {
             // Only items with another item within reach can claim or be claimed (distances are
             // symmetric, and the slack covers a query centre's rounding), so only they are
             // indexed; an item alone keeps its place without a query. At high zooms that is
@@ -275,8 +292,10 @@ extension Supercluster {
 
         /// The queries jump about the grid in level order: the cell bounds of the query a few
         /// turns ahead, then its entries, start loading early (only for items not yet claimed).
-        @inline(__always) private func prefetchTurns(after j: Int, of indexed: ContiguousArray<Int32>,
-                                                     order: ContiguousArray<Int32>, zoom: Int8, grid: NeighborGrid) {
+        @inline(__always) private func prefetchTurns(
+            after j: Int, of indexed: ContiguousArray<Int32>,
+            order: ContiguousArray<Int32>, zoom: Int8, grid: NeighborGrid
+        ) {
             let cellsAhead = 12, entriesAhead = 6
             if j + cellsAhead < indexed.count {
                 let ref = order[Int(indexed[j + cellsAhead])]
@@ -296,17 +315,21 @@ extension Supercluster {
 
         /// The turn's query: claims the neighbours of `ref` at (x, y) no turn has claimed yet (the
         /// grid marks them), lists them in `members` and returns the points they and `ref` hold.
-        @inline(__always) private func claimNeighbors(of ref: Int32, at x: Double, _ y: Double,
-                                                      grid: inout NeighborGrid, scratch: inout [NeighborGrid.Entry],
-                                                      into members: inout [Member]) -> Int {
+        @inline(__always) private func claimNeighbors(
+            of ref: Int32, at x: Double, _ y: Double,
+            grid: inout NeighborGrid, scratch: inout [NeighborGrid.Entry],
+            into members: inout [Member]
+        ) -> Int {
             grid.claim(around: x, y, me: ref, into: &scratch)
             var total = count(ref)
             members.removeAll(keepingCapacity: true)
             for nb in scratch {
                 let weight = count(nb.ref)
                 let (nx, ny) = position(nb)
-                members.append(Member(x: nx, y: ny, weight: Int32(truncatingIfNeeded: weight), ref: nb.ref,
-                                      key: nb.index))
+                members.append(
+                    Member(
+                        x: nx, y: ny, weight: Int32(truncatingIfNeeded: weight), ref: nb.ref,
+                        key: nb.index))
                 total += weight
             }
             return total
@@ -315,9 +338,11 @@ extension Supercluster {
         /// The turn of `leader` (at index `levelIndex` of the level) forms a cluster of `total`
         /// points with its claimed `members`: supercluster's id, the members' parent, and the
         /// centre and properties now or, for two or more members, once the tree is built.
-        @inline(__always) private mutating func formCluster(leader: Int32, levelIndex i: Int, at x: Double, _ y: Double,
-                                                            total: Int, members: [Member], zoom: Int,
-                                                            next: inout NextLevel) {
+        @inline(__always) private mutating func formCluster(
+            leader: Int32, levelIndex i: Int, at x: Double, _ y: Double,
+            total: Int, members: [Member], zoom: Int,
+            next: inout NextLevel
+        ) {
             let id = (i << 5) + (zoom + 1) + n
             let parent = Int32(clusters.count)
             let passZoom = Int8(zoom)
@@ -332,15 +357,19 @@ extension Supercluster {
                 complete(cluster: Int(parent), x, y, members[...])
                 next.keep(-1 - parent, clusters[Int(parent)].x, clusters[Int(parent)].y)
             } else {
-                pend(PendingTurn(x: x, y: y, me: leader, cluster: parent, members: 0..<0, next: next.order.count), members)
+                pend(
+                    PendingTurn(x: x, y: y, me: leader, cluster: parent, members: 0..<0, next: next.order.count),
+                    members)
                 next.keep(-1 - parent, x, y)
             }
         }
 
         /// The turn of `ref` forms no cluster: it and its claimed members stay as they are (in
         /// kdbush's order, so two or more members wait for the tree as pending turns).
-        @inline(__always) private mutating func keepWithNeighbors(_ ref: Int32, at x: Double, _ y: Double,
-                                                                  members: [Member], zoom: Int8, next: inout NextLevel) {
+        @inline(__always) private mutating func keepWithNeighbors(
+            _ ref: Int32, at x: Double, _ y: Double,
+            members: [Member], zoom: Int8, next: inout NextLevel
+        ) {
             next.keep(ref, x, y)
             for m in members { setZoom(m.ref, zoom) }
             if members.count < 2 {
@@ -381,7 +410,8 @@ extension Supercluster {
         /// item as long as each new cluster lowers the bounds around it (`lowerGaps`): a point
         /// whose bound exceeds a level's reach is alone there.
         mutating func boundNearestDistances(order: ContiguousArray<Int32>, xy: ContiguousArray<Float>) {
-            let nearest = options.radius / (options.extent * pow(2, Double(options.maxZoom))) + NeighborGrid.roundingSlack
+            let nearest =
+                options.radius / (options.extent * pow(2, Double(options.maxZoom))) + NeighborGrid.roundingSlack
             pointGrid.rebuild(order: order, xy: xy, radius: nearest, including: { _ in true })
             pointGrid.releaseScratch()
             gapCap = pointGrid.cellWidth

@@ -86,12 +86,14 @@ extension Supercluster {
         items.map { t in
             switch t.item {
             case .cluster(let c):
-                return TileFeature(type: 1, geometry: [[t.x, t.y]], tags: clusterProperties(c),
-                                   id: .int(Int64(clusters[c].id)))
+                return TileFeature(
+                    type: 1, geometry: [[t.x, t.y]], tags: clusterProperties(c),
+                    id: .int(Int64(clusters[c].id)))
             case .point(let i):
                 let f = feature(i)
-                return TileFeature(type: 1, geometry: [[t.x, t.y]], tags: f.properties,
-                                   id: options.generateId ? .int(Int64(i)) : f.id?.jsonValue)
+                return TileFeature(
+                    type: 1, geometry: [[t.x, t.y]], tags: f.properties,
+                    id: options.generateId ? .int(Int64(i)) : f.id?.jsonValue)
             }
         }
     }

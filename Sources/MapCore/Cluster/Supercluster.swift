@@ -76,8 +76,10 @@ public final class Supercluster: Sendable {
 
     /// Indexes `features`. Features without geometry are skipped; any other non-Point geometry
     /// is an error, as clustering only applies to points.
-    public convenience init(features: [Feature], options: SuperclusterOptions = SuperclusterOptions(),
-                            clusterProperties: ClusterProperties? = nil) throws(MapCoreError) {
+    public convenience init(
+        features: [Feature], options: SuperclusterOptions = SuperclusterOptions(),
+        clusterProperties: ClusterProperties? = nil
+    ) throws(MapCoreError) {
         guard features.count < Int(Int32.max) else {
             throw MapCoreError(.limit, "At most \(Int32.max - 1) features can be clustered.")
         }
@@ -87,36 +89,46 @@ public final class Supercluster: Sendable {
         for (i, f) in features.enumerated() {
             guard let g = f.geometry else { continue }
             guard g.type == .point, g.xy.count >= 2 else {
-                throw MapCoreError(.unsupported, "Clustering only applies to Point features; feature \(i) is a \(g.type.name).",
-                                   location: SourceLocation(offset: -1, line: 0, column: 0, path: "$.features[\(i)].geometry"))
+                throw MapCoreError(
+                    .unsupported, "Clustering only applies to Point features; feature \(i) is a \(g.type.name).",
+                    location: SourceLocation(offset: -1, line: 0, column: 0, path: "$.features[\(i)].geometry"))
             }
             lngLat[2 * i] = g.xy[0]
             lngLat[2 * i + 1] = g.xy[1]
             located.append(Int32(i))
         }
-        try self.init(input: features, count: features.count, lngLat: lngLat, located: located,
-                      options: options, clusterProperties: clusterProperties)
+        try self.init(
+            input: features, count: features.count, lngLat: lngLat, located: located,
+            options: options, clusterProperties: clusterProperties)
     }
 
     /// Indexes bare points, given as interleaved longitude/latitude pairs, without making a
     /// feature for each: `feature(_:)` makes one on demand (a Point, no id, null properties).
-    public convenience init(positions lngLat: UnsafeBufferPointer<Double>, options: SuperclusterOptions = SuperclusterOptions(),
-                            clusterProperties: ClusterProperties? = nil) throws(MapCoreError) {
+    public convenience init(
+        positions lngLat: UnsafeBufferPointer<Double>, options: SuperclusterOptions = SuperclusterOptions(),
+        clusterProperties: ClusterProperties? = nil
+    ) throws(MapCoreError) {
         let n = lngLat.count / 2
-        guard n < Int(Int32.max) else { throw MapCoreError(.limit, "At most \(Int32.max - 1) points can be clustered.") }
+        guard n < Int(Int32.max) else {
+            throw MapCoreError(.limit, "At most \(Int32.max - 1) points can be clustered.")
+        }
         for i in 0..<n where !(lngLat[2 * i].isFinite && lngLat[2 * i + 1].isFinite) {
             throw MapCoreError(.invalidArgument, "Point \(i) has a non-finite coordinate.")
         }
-        try self.init(input: [], count: n, lngLat: ContiguousArray(lngLat[0..<(2 * n)]), located: ContiguousArray(0..<Int32(n)),
-                      options: options, clusterProperties: clusterProperties)
+        try self.init(
+            input: [], count: n, lngLat: ContiguousArray(lngLat[0..<(2 * n)]), located: ContiguousArray(0..<Int32(n)),
+            options: options, clusterProperties: clusterProperties)
     }
 
     /// `located`: the input indexes that have a position in `lngLat`, ascending.
-    private init(input: [Feature], count n: Int, lngLat: ContiguousArray<Double>, located order: ContiguousArray<Int32>,
-                 options: SuperclusterOptions, clusterProperties: ClusterProperties?) throws(MapCoreError) {
+    private init(
+        input: [Feature], count n: Int, lngLat: ContiguousArray<Double>, located order: ContiguousArray<Int32>,
+        options: SuperclusterOptions, clusterProperties: ClusterProperties?
+    ) throws(MapCoreError) {
         try options.validate()
-        let built = try Self.build(input: input, count: n, lngLat: lngLat, located: order, options: options,
-                                   props: clusterProperties)
+        let built = try Self.build(
+            input: input, count: n, lngLat: lngLat, located: order, options: options,
+            props: clusterProperties)
         self.options = options
         self.clusterProperties = clusterProperties
         inputFeatures = input
@@ -235,14 +247,18 @@ public final class Supercluster: Sendable {
 
     /// Clusters and points in `bbox` (west, south, east, north in degrees) at `zoom`, in
     /// supercluster's order. A box with west > east crosses the antimeridian.
-    public func clusters(west: Double, south: Double, east: Double, north: Double, zoom: Double) throws(MapCoreError) -> [ClusterItem] {
+    public func clusters(
+        west: Double, south: Double, east: Double, north: Double, zoom: Double
+    ) throws(MapCoreError) -> [ClusterItem] {
         try itemRefs(west: west, south: south, east: east, north: north, zoom: zoom).map(ClusterItem.init(ref:))
     }
 
     /// `clusters` for hot paths: counts the items and, only when `capacity` holds them all,
     /// calls `write` with each one's index and record, in order. Returns the count.
-    public func clusterRecords(west: Double, south: Double, east: Double, north: Double, zoom: Double,
-                               capacity: Int, write: (Int, ClusterRecord) -> Void) throws(MapCoreError) -> Int {
+    public func clusterRecords(
+        west: Double, south: Double, east: Double, north: Double, zoom: Double,
+        capacity: Int, write: (Int, ClusterRecord) -> Void
+    ) throws(MapCoreError) -> Int {
         let refs = try itemRefs(west: west, south: south, east: east, north: north, zoom: zoom)
         guard refs.count <= capacity else { return refs.count }
         // Refs come in tree order, a random order of the tables' rows: a row is fetched a few
@@ -254,7 +270,11 @@ public final class Supercluster: Sendable {
                     for k in refs.indices {
                         if k + ahead < refs.count {
                             let r = Int(refs[k + ahead])
-                            if r >= 0 { lngLat.baseAddress.map { mc_prefetch($0 + 2 * r) } } else { nodes.baseAddress.map { mc_prefetch($0 + (-1 - r)) } }
+                            if r >= 0 {
+                                lngLat.baseAddress.map { mc_prefetch($0 + 2 * r) }
+                            } else {
+                                nodes.baseAddress.map { mc_prefetch($0 + (-1 - r)) }
+                            }
                         }
                         write(k, record(ClusterItem(ref: refs[k])))
                     }
@@ -264,20 +284,26 @@ public final class Supercluster: Sendable {
         return refs.count
     }
 
-    private func itemRefs(west: Double, south: Double, east: Double, north: Double, zoom: Double) throws(MapCoreError) -> ContiguousArray<Int32> {
+    private func itemRefs(
+        west: Double, south: Double, east: Double, north: Double, zoom: Double
+    ) throws(MapCoreError) -> ContiguousArray<Int32> {
         guard west.isFinite, south.isFinite, east.isFinite, north.isFinite else {
             throw MapCoreError(.invalidArgument, "The bounding box must hold four finite numbers.")
         }
         let tree = trees[try level(zoom)]
         var out = ContiguousArray<Int32>()
-        func wrap(_ lng: Double) -> Double { ((lng + 180).truncatingRemainder(dividingBy: 360) + 360).truncatingRemainder(dividingBy: 360) - 180 }
+        func wrap(_ lng: Double) -> Double {
+            ((lng + 180).truncatingRemainder(dividingBy: 360) + 360).truncatingRemainder(dividingBy: 360) - 180
+        }
         var minLng = wrap(west)
         var maxLng = east == 180 ? 180 : wrap(east)
         let minLat = max(-90, min(90, south)), maxLat = max(-90, min(90, north))
         func collect(_ w: Double, _ e: Double) {
             withItemPositions { positions in
-                tree.range(minX: Projection.x(lng: w), minY: Projection.y(lat: maxLat),
-                           maxX: Projection.x(lng: e), maxY: Projection.y(lat: minLat), positions: positions) { out.append($0) }
+                tree.range(
+                    minX: Projection.x(lng: w), minY: Projection.y(lat: maxLat),
+                    maxX: Projection.x(lng: e), maxY: Projection.y(lat: minLat), positions: positions
+                ) { out.append($0) }
             }
         }
         if east - west >= 360 {
@@ -295,10 +321,13 @@ public final class Supercluster: Sendable {
     /// supercluster's getTile: items of tile z/x/y with the tile's pixel coordinates (extent
     /// wide), including the `radius` margin and the antimeridian copies at the world's edges.
     public func tile(z: Int, x: Int, y: Int) throws(MapCoreError) -> [TileItem] {
-        guard z >= 0, z <= 40 else { throw MapCoreError(.invalidArgument, "Tile zoom must be between 0 and 40 (got \(z)).") }
+        guard z >= 0, z <= 40 else {
+            throw MapCoreError(.invalidArgument, "Tile zoom must be between 0 and 40 (got \(z)).")
+        }
         let tilesPerSide = 1 << z
         guard x >= 0, x < tilesPerSide, y >= 0, y < tilesPerSide else {
-            throw MapCoreError(.invalidArgument, "Tile \(z)/\(x)/\(y) is outside the \(tilesPerSide)x\(tilesPerSide) grid.")
+            throw MapCoreError(
+                .invalidArgument, "Tile \(z)/\(x)/\(y) is outside the \(tilesPerSide)x\(tilesPerSide) grid.")
         }
         let tree = trees[try level(Double(z))]
         let z2 = Double(tilesPerSide)
@@ -306,21 +335,25 @@ public final class Supercluster: Sendable {
         let top = (Double(y) - p) / z2, bottom = (Double(y) + 1 + p) / z2
         var out: [TileItem] = []
         func add(minX: Double, maxX: Double, shiftX: Double) {
-            withItemPositions { positions in tree.range(minX: minX, minY: top, maxX: maxX, maxY: bottom, positions: positions) { ref in
-                let item = ClusterItem(ref: ref)
-                let px: Double, py: Double
-                switch item {
-                case .point(let i):
-                    px = Projection.x(lng: pointLngLat[2 * i])
-                    py = Projection.y(lat: pointLngLat[2 * i + 1])
-                case .cluster(let c):
-                    px = clusters[c].x
-                    py = clusters[c].y
+            withItemPositions { positions in
+                tree.range(minX: minX, minY: top, maxX: maxX, maxY: bottom, positions: positions) { ref in
+                    let item = ClusterItem(ref: ref)
+                    let px: Double, py: Double
+                    switch item {
+                    case .point(let i):
+                        px = Projection.x(lng: pointLngLat[2 * i])
+                        py = Projection.y(lat: pointLngLat[2 * i + 1])
+                    case .cluster(let c):
+                        px = clusters[c].x
+                        py = clusters[c].y
+                    }
+                    out.append(
+                        TileItem(
+                            item: item,
+                            x: (options.extent * (px * z2 - shiftX)).jsRounded,
+                            y: (options.extent * (py * z2 - Double(y))).jsRounded))
                 }
-                out.append(TileItem(item: item,
-                                    x: (options.extent * (px * z2 - shiftX)).jsRounded,
-                                    y: (options.extent * (py * z2 - Double(y))).jsRounded))
-            } }
+            }
         }
         add(minX: (Double(x) - p) / z2, maxX: (Double(x) + 1 + p) / z2, shiftX: Double(x))
         if x == 0 { add(minX: 1 - p / z2, maxX: 1, shiftX: z2) }
@@ -338,7 +371,8 @@ public final class Supercluster: Sendable {
         // The leader's position as the pass saw it: a point's tree coordinates (its projection
         // rounded to Float), a cluster's exact centre.
         let leader = clusters[c].leader
-        let (ox, oy) = leader >= 0
+        let (ox, oy) =
+            leader >= 0
             ? (Double(pointXY[2 * Int(leader)]), Double(pointXY[2 * Int(leader) + 1]))
             : (clusters[Int(-1 - leader)].x, clusters[Int(-1 - leader)].y)
         withItemPositions { positions in
@@ -354,7 +388,9 @@ public final class Supercluster: Sendable {
     /// Input indexes of a cluster's points, depth-first in children order, skipping `offset`
     /// and returning at most `limit`.
     public func leaves(of clusterID: Int, offset: Int, limit: Int) throws(MapCoreError) -> [Int] {
-        guard offset >= 0, limit >= 0 else { throw MapCoreError(.invalidArgument, "offset and limit must not be negative.") }
+        guard offset >= 0, limit >= 0 else {
+            throw MapCoreError(.invalidArgument, "offset and limit must not be negative.")
+        }
         var out: [Int] = []
         guard limit > 0 else { _ = try cluster(withID: clusterID); return out }
         var skipped = 0
@@ -362,7 +398,9 @@ public final class Supercluster: Sendable {
         return out
     }
 
-    private func appendLeaves(_ id: Int, offset: Int, limit: Int, skipped: inout Int, into out: inout [Int]) throws(MapCoreError) {
+    private func appendLeaves(
+        _ id: Int, offset: Int, limit: Int, skipped: inout Int, into out: inout [Int]
+    ) throws(MapCoreError) {
         // Recursion depth is bounded by the number of zoom levels (at most 31).
         for child in try children(of: id) {
             switch child {
@@ -417,15 +455,23 @@ public final class Supercluster: Sendable {
     /// Items and clusters per zoom, the number of input features and the index's bytes.
     public var statsJSON: JSONValue {
         let levels = levelCounts().map { l in
-            JSONValue.object(JSONObject([("zoom", .int(Int64(l.zoom))), ("items", .int(Int64(l.items))), ("clusters", .int(Int64(l.clusters)))]))
+            JSONValue.object(
+                JSONObject([
+                    ("zoom", .int(Int64(l.zoom))), ("items", .int(Int64(l.items))),
+                    ("clusters", .int(Int64(l.clusters))),
+                ]))
         }
-        return .object(JSONObject([("levels", .array(levels)), ("points", .int(Int64(inputCount))),
-                                   ("indexBytes", .int(Int64(indexByteCount)))]))
+        return .object(
+            JSONObject([
+                ("levels", .array(levels)), ("points", .int(Int64(inputCount))),
+                ("indexBytes", .int(Int64(indexByteCount))),
+            ]))
     }
 
     /// Bytes held by the index (trees and tables, not the input features).
     public var indexByteCount: Int {
-        trees.reduce(0) { $0 + $1.byteCount } + pointLngLat.capacity * 8 + pointXY.capacity * 4 + pointParent.capacity * 4
+        trees.reduce(0) { $0 + $1.byteCount } + pointLngLat.capacity * 8 + pointXY.capacity * 4 + pointParent.capacity
+            * 4
             + clusters.capacity * MemoryLayout<ClusterNode>.stride
     }
 }

@@ -20,12 +20,18 @@ public struct SuperclusterOptions: Sendable, Equatable {
     func validate() throws(MapCoreError) {
         func bad(_ m: String) -> MapCoreError { MapCoreError(.invalidArgument, m) }
         guard minZoom >= 0, maxZoom <= Self.maxAllowedZoom, minZoom <= maxZoom else {
-            throw bad("minZoom and maxZoom must satisfy 0 <= minZoom <= maxZoom <= \(Self.maxAllowedZoom) (got \(minZoom), \(maxZoom)).")
+            throw bad(
+                "minZoom and maxZoom must satisfy 0 <= minZoom <= maxZoom <= \(Self.maxAllowedZoom) (got \(minZoom), \(maxZoom))."
+            )
         }
         guard radius.isFinite, radius > 0 else { throw bad("radius must be a positive number (got \(radius)).") }
         guard extent.isFinite, extent > 0 else { throw bad("extent must be a positive number (got \(extent)).") }
-        guard minPoints >= 2, minPoints <= Int(Int32.max) else { throw bad("minPoints must be at least 2 (got \(minPoints)).") }
-        guard nodeSize >= 2, nodeSize <= 1 << 16 else { throw bad("nodeSize must be between 2 and 65536 (got \(nodeSize)).") }
+        guard minPoints >= 2, minPoints <= Int(Int32.max) else {
+            throw bad("minPoints must be at least 2 (got \(minPoints)).")
+        }
+        guard nodeSize >= 2, nodeSize <= 1 << 16 else {
+            throw bad("nodeSize must be between 2 and 65536 (got \(nodeSize)).")
+        }
     }
 }
 
@@ -33,8 +39,12 @@ extension SuperclusterOptions {
     /// Reads supercluster's options object (`radius`, `extent`, `minZoom`, `maxZoom`,
     /// `minPoints`, `nodeSize`, `generateId`, `clusterProperties`; `log` accepted and ignored, as
     /// it only times supercluster's console output). Unset options keep their defaults.
-    public static func read(json: JSONValue) throws(MapCoreError) -> (options: SuperclusterOptions,
-                                                                     properties: ClusterProperties?) {
+    public static func read(
+        json: JSONValue
+    ) throws(MapCoreError) -> (
+        options: SuperclusterOptions,
+        properties: ClusterProperties?
+    ) {
         let r = try OptionReader(json, of: "cluster index")
         var options = SuperclusterOptions()
         var properties: ClusterProperties?

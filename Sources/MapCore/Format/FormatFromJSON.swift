@@ -28,7 +28,8 @@ enum FormatFromJSON {
         "+": "add:to:", "-": "from:subtract:", "*": "multiply:by:", "/": "divide:by:", "%": "modulus:by:",
         "sqrt": "sqrt:", "log10": "log:", "ln": "ln:", "abs": "abs:", "round": "mgl_round:", "acos": "mgl_acos:",
         "cos": "mgl_cos:", "asin": "mgl_asin:", "sin": "mgl_sin:", "atan": "mgl_atan:", "tan": "mgl_tan:",
-        "log2": "mgl_log2:", "floor": "floor:", "ceil": "ceiling:", "^": "raise:toPower:", "distance": "mgl_distanceFrom:",
+        "log2": "mgl_log2:", "floor": "floor:", "ceil": "ceiling:", "^": "raise:toPower:",
+        "distance": "mgl_distanceFrom:",
         "upcase": "uppercase:", "downcase": "lowercase:", "let": "MLN_LET",
     ]
 
@@ -76,15 +77,17 @@ enum FormatFromJSON {
             case "literal" where args.count == 1:
                 // An object literal stays explicit: a bare object among MLN_FUNCTION operands means options.
                 if case .object(let o) = args[0] {
-                    return .function("MLN_FUNCTION", operand: nil, arguments: [.constant(.string("literal")), .dictionary(o)])
+                    return .function(
+                        "MLN_FUNCTION", operand: nil, arguments: [.constant(.string("literal")), .dictionary(o)])
                 }
                 return constant(args[0])
             case "to-boolean" where args.count == 1:
                 return .function("boolValue", operand: try expression(args[0]), arguments: [])
             case "to-number" where !args.isEmpty:
                 if args.count == 1 { return cast(try expression(args[0]), "NSNumber") }
-                return .function("mgl_numberWithFallbackValues:", operand: try expression(args[0]),
-                                 arguments: try exprs(Array(args.dropFirst())))
+                return .function(
+                    "mgl_numberWithFallbackValues:", operand: try expression(args[0]),
+                    arguments: try exprs(Array(args.dropFirst())))
             case "to-string" where args.count == 1:
                 return cast(try expression(args[0]), "NSString")
             case "to-color" where args.count == 1:
@@ -124,7 +127,8 @@ enum FormatFromJSON {
                 if let e = try step(args) { return e }
             case "var" where args.count == 1:
                 if case .string(let name) = args[0], FormatLexer.isIdentifier(name),
-                   FormatToJSON.variableName(forOperator: name) == nil, !reservedVariable(name) {
+                    FormatToJSON.variableName(forOperator: name) == nil, !reservedVariable(name)
+                {
                     return .variable(name)
                 }
             case "case" where args.count >= 3 && args.count % 2 == 1:
@@ -164,8 +168,10 @@ enum FormatFromJSON {
 
     /// `$name` spellings that mean something else when read back.
     private static func reservedVariable(_ name: String) -> Bool {
-        ["zoomLevel", "heatmapDensity", "lineProgress", "featureAccumulated", "geometryType", "featureIdentifier",
-         "featureAttributes"].contains(name)
+        [
+            "zoomLevel", "heatmapDensity", "lineProgress", "featureAccumulated", "geometryType", "featureIdentifier",
+            "featureAttributes",
+        ].contains(name)
     }
 
     private static func cast(_ x: FormatExpression, _ type: String) -> FormatExpression {
@@ -188,7 +194,8 @@ enum FormatFromJSON {
 
     private static func interpolate(_ args: [JSONValue]) throws(MapCoreError) -> FormatExpression? {
         guard args.count >= 4, case .array(let curve) = args[0], case .string(let type)? = curve.first,
-              let stops = stops(args[2...]) else { return nil }
+            let stops = stops(args[2...])
+        else { return nil }
         let parameters: FormatExpression
         switch type {
         case "linear" where curve.count == 1: parameters = .constant(.null)
@@ -196,14 +203,16 @@ enum FormatFromJSON {
         case "cubic-bezier" where curve.count == 5: parameters = .aggregate(curve.dropFirst().map(constant))
         default: return nil
         }
-        return .function("mgl_interpolate:withCurveType:parameters:stops:", operand: nil,
-                         arguments: [try expression(args[1]), .constant(.string(type)), parameters, stops])
+        return .function(
+            "mgl_interpolate:withCurveType:parameters:stops:", operand: nil,
+            arguments: [try expression(args[1]), .constant(.string(type)), parameters, stops])
     }
 
     private static func step(_ args: [JSONValue]) throws(MapCoreError) -> FormatExpression? {
         guard args.count >= 4, let stops = stops(args[2...]) else { return nil }
-        return .function("mgl_step:from:stops:", operand: nil,
-                         arguments: [try expression(args[0]), try expression(args[1]), stops])
+        return .function(
+            "mgl_step:from:stops:", operand: nil,
+            arguments: [try expression(args[0]), try expression(args[1]), stops])
     }
 
     // MARK: Predicates
@@ -212,7 +221,8 @@ enum FormatFromJSON {
     /// (as the SDK does), or nil when `exact` asks for a predicate of the same meaning.
     static func predicate(_ json: JSONValue) throws(MapCoreError) -> FormatPredicate {
         if let p = try predicate(json, exact: false) { return p }
-        return .comparison(try expression(json), .equal, .constant(.bool(true)), modifier: .direct, options: FormatOptions())
+        return .comparison(
+            try expression(json), .equal, .constant(.bool(true)), modifier: .direct, options: FormatOptions())
     }
 
     static func predicate(_ json: JSONValue, exact: Bool) throws(MapCoreError) -> FormatPredicate? {
@@ -244,7 +254,8 @@ enum FormatFromJSON {
                 guard let subs = try preds(args) else { return nil }
                 return .or(subs)
             case "within" where args.count == 1:
-                return .comparison(.evaluatedObject, .in, try expression(args[0]), modifier: .direct, options: FormatOptions())
+                return .comparison(
+                    .evaluatedObject, .in, try expression(args[0]), modifier: .direct, options: FormatOptions())
             default: break
             }
         }
@@ -272,20 +283,27 @@ enum FormatFromJSON {
         let none = FormatOptions()
         switch op {
         case "==", "!=", "<", "<=", ">", ">=":
-            guard args.count == 2, let cmp = comparisons[op] else { throw MapCoreError(.expression, "\(op) needs a key and a value") }
+            guard args.count == 2, let cmp = comparisons[op] else {
+                throw MapCoreError(.expression, "\(op) needs a key and a value")
+            }
             return .comparison(try key(args.first), cmp, .constant(args[1]), modifier: .direct, options: none)
         case "in", "!in":
-            let test = FormatPredicate.comparison(try key(args.first), .in, .aggregate(args.dropFirst().map(constant)),
-                                                  modifier: .direct, options: none)
+            let test = FormatPredicate.comparison(
+                try key(args.first), .in, .aggregate(args.dropFirst().map(constant)),
+                modifier: .direct, options: none)
             return op == "in" ? test : .not(test)
         case "has", "!has":
             let test: FormatPredicate
             switch args.first {
             case .string("$type")?: test = .constant(true)
-            case .string("$id")?: test = .comparison(.variable("featureIdentifier"), .notEqual, .constant(.null), modifier: .direct, options: none)
+            case .string("$id")?:
+                test = .comparison(
+                    .variable("featureIdentifier"), .notEqual, .constant(.null), modifier: .direct, options: none)
             default:
-                test = .comparison(.function("mgl_does:have:", operand: nil, arguments: [.evaluatedObject, .constant(args.first ?? .null)]),
-                                   .equal, .constant(.bool(true)), modifier: .direct, options: none)
+                test = .comparison(
+                    .function(
+                        "mgl_does:have:", operand: nil, arguments: [.evaluatedObject, .constant(args.first ?? .null)]),
+                    .equal, .constant(.bool(true)), modifier: .direct, options: none)
             }
             return op == "has" ? test : .not(test)
         case "all": return .and(try subs())
@@ -295,14 +313,17 @@ enum FormatFromJSON {
         }
     }
 
-    private static func comparison(_ cmp: FormatComparison, _ args: [JSONValue]) throws(MapCoreError) -> FormatPredicate? {
+    private static func comparison(
+        _ cmp: FormatComparison, _ args: [JSONValue]
+    ) throws(MapCoreError) -> FormatPredicate? {
         guard args.count == 2 || args.count == 3 else { return nil }
         var options = FormatOptions()
         if args.count == 3 {
             // Only collators the [c]/[d] options can say: no locale, literal flags.
             guard cmp != .in, case .array(let c) = args[2], c.count == 2, c[0] == .string("collator"),
-                  case .object(let o) = c[1], o["locale"] == nil,
-                  o.allSatisfy({ ["case-sensitive", "diacritic-sensitive"].contains($0.key) && $0.value.isBool }) else { return nil }
+                case .object(let o) = c[1], o["locale"] == nil,
+                o.allSatisfy({ ["case-sensitive", "diacritic-sensitive"].contains($0.key) && $0.value.isBool })
+            else { return nil }
             options.caseInsensitive = o["case-sensitive"] == .bool(false)
             options.diacriticInsensitive = o["diacritic-sensitive"] == .bool(false)
             if options.isEmpty { return nil }
@@ -313,7 +334,8 @@ enum FormatFromJSON {
     /// The four shapes of a two-sided `all` that read as BETWEEN, as the MapLibre SDK detects them.
     private static func between(_ l: FormatPredicate, _ r: FormatPredicate) -> FormatPredicate? {
         guard case .comparison(let ll, let lop, let lr, .direct, let lo) = l, lo.isEmpty,
-              case .comparison(let rl, let rop, let rr, .direct, let ro) = r, ro.isEmpty else { return nil }
+            case .comparison(let rl, let rop, let rr, .direct, let ro) = r, ro.isEmpty
+        else { return nil }
         let x: FormatExpression, bounds: [FormatExpression]
         switch (lop, rop) {
         case (.greaterOrEqual, .lessOrEqual): (x, bounds) = (ll, [lr, rr])

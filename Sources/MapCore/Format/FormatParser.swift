@@ -28,7 +28,8 @@ enum FormatFunctions {
     /// `name(arguments)` calls: canonical selector and argument count.
     static let calls: [String: Arity] = [
         "sum:": .atLeast(1), "average:": .atLeast(1), "count:": .exactly(1), "min:": .atLeast(1), "max:": .atLeast(1),
-        "add:to:": .exactly(2), "from:subtract:": .between(1, 2), "multiply:by:": .exactly(2), "divide:by:": .exactly(2),
+        "add:to:": .exactly(2), "from:subtract:": .between(1, 2), "multiply:by:": .exactly(2),
+        "divide:by:": .exactly(2),
         "modulus:by:": .exactly(2), "raise:toPower:": .exactly(2), "sqrt:": .exactly(1), "log:": .exactly(1),
         "ln:": .exactly(1), "exp:": .exactly(1), "ceiling:": .exactly(1), "abs:": .exactly(1), "trunc:": .exactly(1),
         "floor:": .exactly(1), "uppercase:": .exactly(1), "lowercase:": .exactly(1), "noindex:": .exactly(1),
@@ -73,7 +74,9 @@ enum FormatFunctions {
     }
 
     /// The types `CAST(x, 'Type')` converts to.
-    static let castTypes: Set<String> = ["NSNumber", "NSString", "UIColor", "NSColor", "MLNColor", "MGLColor", "NSArray"]
+    static let castTypes: Set<String> = [
+        "NSNumber", "NSString", "UIColor", "NSColor", "MLNColor", "MGLColor", "NSArray",
+    ]
 }
 
 /// Reads a format string into the format tree. `%@` and `%K` take their values from `arguments`.
@@ -123,7 +126,8 @@ struct FormatParser {
         switch try p.parseTop() {
         case .expression(let e): return e
         case .predicate:
-            throw p.fail("Expected an expression, found a predicate (use TERNARY or MGL_IF to choose a value)", at: start)
+            throw p.fail(
+                "Expected an expression, found a predicate (use TERNARY or MGL_IF to choose a value)", at: start)
         }
     }
 
@@ -195,12 +199,14 @@ struct FormatParser {
         guard current.token != .end else { throw fail("The format string is empty", at: 0) }
         let node = try parseOr()
         guard current.token == .end else {
-            throw fail("Unexpected \(describe(current.token)) after a complete \(node.isPredicate ? "predicate" : "expression")",
-                       at: current.offset)
+            throw fail(
+                "Unexpected \(describe(current.token)) after a complete \(node.isPredicate ? "predicate" : "expression")",
+                at: current.offset)
         }
         if argumentIndex < arguments.count {
-            throw fail("\(arguments.count) arguments given but the format string has \(argumentIndex) placeholders",
-                       at: current.offset, code: .invalidArgument)
+            throw fail(
+                "\(arguments.count) arguments given but the format string has \(argumentIndex) placeholders",
+                at: current.offset, code: .invalidArgument)
         }
         return node
     }
@@ -256,12 +262,21 @@ struct FormatParser {
             switch level {
             case .or:
                 let l = try predicate(left, start), r = try predicate(right, at)
-                if case .or(let parts) = l { left = .predicate(.or(parts + [r])) } else { left = .predicate(.or([l, r])) }
+                if case .or(let parts) = l {
+                    left = .predicate(.or(parts + [r]))
+                } else {
+                    left = .predicate(.or([l, r]))
+                }
             case .and:
                 let l = try predicate(left, start), r = try predicate(right, at)
-                if case .and(let parts) = l { left = .predicate(.and(parts + [r])) } else { left = .predicate(.and([l, r])) }
+                if case .and(let parts) = l {
+                    left = .predicate(.and(parts + [r]))
+                } else {
+                    left = .predicate(.and([l, r]))
+                }
             default:
-                left = .expression(.function(name, operand: nil, arguments: [try expression(left, start), try expression(right, at)]))
+                left = .expression(
+                    .function(name, operand: nil, arguments: [try expression(left, start), try expression(right, at)]))
             }
         }
     }
@@ -277,7 +292,9 @@ struct FormatParser {
             depth -= 1
             return .predicate(.not(operand))
         }
-        if minimum.rawValue <= Level.comparison.rawValue, let k = keyword(current.token), ["ANY", "SOME", "ALL", "NONE"].contains(k) {
+        if minimum.rawValue <= Level.comparison.rawValue, let k = keyword(current.token),
+            ["ANY", "SOME", "ALL", "NONE"].contains(k)
+        {
             index += 1
             let lhsStart = current.offset
             let lhs = try parseBinary(.additive)
@@ -292,8 +309,10 @@ struct FormatParser {
             depth -= 1
             switch operand {
             case .constant(.int(let v)) where v != Int64.min: return .expression(.constant(.int(-v)))
-            case .constant(.uint(let v)) where v == UInt64(Int64.max) + 1: return .expression(.constant(.int(Int64.min)))
-            case .constant(let c) where c.doubleValue != nil: return .expression(.constant(.double(-(c.doubleValue ?? 0))))
+            case .constant(.uint(let v)) where v == UInt64(Int64.max) + 1:
+                return .expression(.constant(.int(Int64.min)))
+            case .constant(let c) where c.doubleValue != nil:
+                return .expression(.constant(.double(-(c.doubleValue ?? 0))))
             default: return .expression(.function("from:subtract:", operand: nil, arguments: [operand]))
             }
         }
@@ -306,8 +325,10 @@ struct FormatParser {
         return try comparisonOperator() != nil
     }
 
-    private mutating func parseComparison(left lhs: Node, leftStart lhsStart: Int, modifier: FormatModifier,
-                                          word: String) throws(MapCoreError) -> Node {
+    private mutating func parseComparison(
+        left lhs: Node, leftStart lhsStart: Int, modifier: FormatModifier,
+        word: String
+    ) throws(MapCoreError) -> Node {
         let opStart = current.offset
         guard let op = try comparisonOperator() else { return lhs }
         let options = try comparisonOptions()
@@ -316,8 +337,9 @@ struct FormatParser {
         let left = try expression(lhs, lhsStart)
         if modifier != .direct {
             if !options.isEmpty {
-                throw fail("Comparison options such as [c] or [d] cannot be combined with \(word)", at: opStart,
-                           code: .unsupported)
+                throw fail(
+                    "Comparison options such as [c] or [d] cannot be combined with \(word)", at: opStart,
+                    code: .unsupported)
             }
             if modifier == .any && op != .equal {
                 throw fail("\(word) is only supported with the = operator", at: opStart, code: .unsupported)
@@ -332,8 +354,9 @@ struct FormatParser {
             }
         }
         if !options.isEmpty && (op == .in || op == .contains || op == .between) {
-            throw fail("Comparison options such as [c] or [d] are not supported with \(op.rawValue)", at: opStart,
-                       code: .unsupported)
+            throw fail(
+                "Comparison options such as [c] or [d] are not supported with \(op.rawValue)", at: opStart,
+                code: .unsupported)
         }
         let comparison = FormatPredicate.comparison(left, op, rhs, modifier: modifier, options: options)
         return .predicate(word == "NONE" ? .not(comparison) : comparison)
@@ -355,8 +378,9 @@ struct FormatParser {
             case "IN": op = .in
             case "CONTAINS": op = .contains
             case "BEGINSWITH", "ENDSWITH", "LIKE", "MATCHES":
-                throw fail("The string operator \(keyword(t.token) ?? "") is not supported by style expressions",
-                           at: t.offset, code: .unsupported)
+                throw fail(
+                    "The string operator \(keyword(t.token) ?? "") is not supported by style expressions",
+                    at: t.offset, code: .unsupported)
             case "UTI-CONFORMS-TO", "UTI-EQUALS":
                 throw fail("UTI comparisons are not supported by style expressions", at: t.offset, code: .unsupported)
             default: op = nil
@@ -368,7 +392,8 @@ struct FormatParser {
 
     private mutating func comparisonOptions() throws(MapCoreError) -> FormatOptions {
         guard isSymbol("["), case .identifier(let letters) = tokens[min(index + 1, tokens.count - 1)].token,
-              tokens[min(index + 2, tokens.count - 1)].token == .symbol("]") else { return FormatOptions() }
+            tokens[min(index + 2, tokens.count - 1)].token == .symbol("]")
+        else { return FormatOptions() }
         let at = current.offset
         var options = FormatOptions()
         for ch in letters {
@@ -376,7 +401,8 @@ struct FormatParser {
             case "c": options.caseInsensitive = true
             case "d": options.diacriticInsensitive = true
             case "l", "n":
-                throw fail("The comparison option [\(ch)] is not supported by style expressions", at: at, code: .unsupported)
+                throw fail(
+                    "The comparison option [\(ch)] is not supported by style expressions", at: at, code: .unsupported)
             default:
                 throw fail("Unknown comparison option [\(letters)]", at: at)
             }
@@ -425,7 +451,8 @@ struct FormatParser {
                 switch base {
                 case .keyPath(let path): node = .expression(.keyPath(path + [key]))
                 case .evaluatedObject: node = .expression(.keyPath([key]))
-                default: node = .expression(.function("valueForKey:", operand: base, arguments: [.constant(.string(key))]))
+                default:
+                    node = .expression(.function("valueForKey:", operand: base, arguments: [.constant(.string(key))]))
                 }
             }
         }
@@ -436,8 +463,9 @@ struct FormatParser {
     private mutating func keyArgument() throws(MapCoreError) -> String {
         let at = current.offset
         guard argumentIndex < arguments.count else {
-            throw fail("The format string has more placeholders than the \(arguments.count) arguments given", at: at,
-                       code: .invalidArgument)
+            throw fail(
+                "The format string has more placeholders than the \(arguments.count) arguments given", at: at,
+                code: .invalidArgument)
         }
         guard case .string(let key) = arguments[argumentIndex] else {
             throw fail("The argument for %K must be a string (a property name)", at: at, code: .invalidArgument)
@@ -450,8 +478,9 @@ struct FormatParser {
     private mutating func valueArgument() throws(MapCoreError) -> FormatExpression {
         let at = current.offset
         guard argumentIndex < arguments.count else {
-            throw fail("The format string has more placeholders than the \(arguments.count) arguments given", at: at,
-                       code: .invalidArgument)
+            throw fail(
+                "The format string has more placeholders than the \(arguments.count) arguments given", at: at,
+                code: .invalidArgument)
         }
         let value = arguments[argumentIndex]
         argumentIndex += 1
@@ -492,10 +521,15 @@ struct FormatParser {
             return node
         case .symbol("{"):
             index += 1
-            return .expression(.aggregate(try parseList(closing: "}", "to close the aggregate opened at offset \(t.offset)",
-                                                        opened: t.offset)))
+            return .expression(
+                .aggregate(
+                    try parseList(
+                        closing: "}", "to close the aggregate opened at offset \(t.offset)",
+                        opened: t.offset)))
         case .identifier(let name):
-            if tokens[min(index + 1, tokens.count - 1)].token == .symbol("(") { return try parseCall(name, at: t.offset) }
+            if tokens[min(index + 1, tokens.count - 1)].token == .symbol("(") {
+                return try parseCall(name, at: t.offset)
+            }
             index += 1
             switch name.uppercased() {
             case "TRUE", "YES": return .expression(.constant(.bool(true)))
@@ -505,12 +539,16 @@ struct FormatParser {
             case "TRUEPREDICATE": return .predicate(.constant(true))
             case "FALSEPREDICATE": return .predicate(.constant(false))
             case "SUBQUERY", "FETCH", "ANYKEY":
-                throw fail("\(name.uppercased()) is not supported by style expressions", at: t.offset, code: .unsupported)
+                throw fail(
+                    "\(name.uppercased()) is not supported by style expressions", at: t.offset, code: .unsupported)
             default: break
             }
-            if name.contains(":") { throw fail("Expected '(' after the function name '\(name)'", at: t.offset + name.utf8.count) }
+            if name.contains(":") {
+                throw fail("Expected '(' after the function name '\(name)'", at: t.offset + name.utf8.count)
+            }
             if formatReservedWords.contains(name.uppercased()) {
-                throw fail("Unexpected keyword '\(name)' (prefix a key path with # to use a reserved word)", at: t.offset)
+                throw fail(
+                    "Unexpected keyword '\(name)' (prefix a key path with # to use a reserved word)", at: t.offset)
             }
             return .expression(.keyPath([name]))
         case .end:
@@ -528,8 +566,10 @@ struct FormatParser {
 
     /// Comma-separated items up to `closing` (aggregates and call arguments); predicates are
     /// allowed as items (MGL_IF conditions, TERNARY).
-    private mutating func parseList(closing: String, _ context: @autoclosure () -> String,
-                                    opened: Int) throws(MapCoreError) -> [FormatExpression] {
+    private mutating func parseList(
+        closing: String, _ context: @autoclosure () -> String,
+        opened: Int
+    ) throws(MapCoreError) -> [FormatExpression] {
         try nest(opened)
         var items: [FormatExpression] = []
         if !isSymbol(closing) {
@@ -557,7 +597,8 @@ struct FormatParser {
             }
             let selector = FormatFunctions.canonical(written)
             if FormatFunctions.unsupported.contains(selector) {
-                throw fail("The function '\(selector)' is not supported by style expressions", at: offset, code: .unsupported)
+                throw fail(
+                    "The function '\(selector)' is not supported by style expressions", at: offset, code: .unsupported)
             }
             guard let arity = FormatFunctions.methods[selector] else {
                 throw fail("Unknown FUNCTION selector '\(written)'", at: offset)
@@ -577,15 +618,17 @@ struct FormatParser {
                 throw fail("CAST needs a value and a type name, as in CAST(x, 'NSString')", at: offset)
             }
             guard FormatFunctions.castTypes.contains(type) else {
-                throw fail("CAST to '\(type)' is not supported (NSNumber, NSString, UIColor, NSColor, NSArray are)",
-                           at: offset, code: .unsupported)
+                throw fail(
+                    "CAST to '\(type)' is not supported (NSNumber, NSString, UIColor, NSColor, NSArray are)",
+                    at: offset, code: .unsupported)
             }
             return .expression(.function("castObject:toType:", operand: nil, arguments: args))
         default: break
         }
         let selector = FormatFunctions.canonical(name)
         if FormatFunctions.unsupported.contains(selector) {
-            throw fail("The function '\(selector)' is not supported by style expressions", at: offset, code: .unsupported)
+            throw fail(
+                "The function '\(selector)' is not supported by style expressions", at: offset, code: .unsupported)
         }
         guard let arity = FormatFunctions.calls[selector] else {
             throw fail("Unknown function '\(name)'", at: offset)

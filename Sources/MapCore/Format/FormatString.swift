@@ -10,8 +10,10 @@ public enum FormatString {
     /// `.unsupported` (a construct style expressions cannot express, named), `.limit` (nesting),
     /// `.invalidArgument` (placeholder and argument counts differ, a `%K` argument that is not a
     /// string).
-    public static func parse(_ format: [UInt8], arguments: [JSONValue] = [],
-                             kind: FormatKind) throws(MapCoreError) -> Either {
+    public static func parse(
+        _ format: [UInt8], arguments: [JSONValue] = [],
+        kind: FormatKind
+    ) throws(MapCoreError) -> Either {
         switch kind {
         case .predicate: return .predicate(try FormatParser.parsePredicate(format, arguments: arguments))
         case .expression: return .expression(try FormatParser.parseExpression(format, arguments: arguments))
@@ -26,8 +28,10 @@ public enum FormatString {
 
     /// The style-spec JSON expression a format string means: what the SDK's
     /// `mgl_jsonExpressionObject` gives. Conversion errors are `.expression` or `.unsupported`.
-    public static func json(_ format: [UInt8], arguments: [JSONValue] = [],
-                            kind: FormatKind) throws(MapCoreError) -> JSONValue {
+    public static func json(
+        _ format: [UInt8], arguments: [JSONValue] = [],
+        kind: FormatKind
+    ) throws(MapCoreError) -> JSONValue {
         switch try parse(format, arguments: arguments, kind: kind) {
         case .predicate(let p): return try FormatToJSON.predicate(p)
         case .expression(let e): return try FormatToJSON.expression(e)
@@ -50,7 +54,9 @@ public enum FormatString {
     /// A format string for a JSON expression, with the arguments its `%@`/`%K` placeholders
     /// need (dictionaries, shapes, property names that are not key paths). Reading it back with
     /// those arguments gives the same tree as `tree(json:kind:)`.
-    public static func format(json: JSONValue, kind: FormatKind) throws(MapCoreError) -> (text: String, arguments: [JSONValue]) {
+    public static func format(
+        json: JSONValue, kind: FormatKind
+    ) throws(MapCoreError) -> (text: String, arguments: [JSONValue]) {
         print(try tree(json: json, kind: kind))
     }
 

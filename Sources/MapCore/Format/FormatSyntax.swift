@@ -34,7 +34,8 @@ public indirect enum FormatExpression: Equatable, Sendable {
 /// An NSPredicate-like node.
 public indirect enum FormatPredicate: Equatable, Sendable {
     case constant(Bool)
-    case comparison(FormatExpression, FormatComparison, FormatExpression, modifier: FormatModifier, options: FormatOptions)
+    case comparison(
+        FormatExpression, FormatComparison, FormatExpression, modifier: FormatModifier, options: FormatOptions)
     case and([FormatPredicate])
     case or([FormatPredicate])
     case not(FormatPredicate)
@@ -114,8 +115,9 @@ struct FormatLexer {
             line += 1
             lineStart = i + 1
         }
-        return MapCoreError(code, "\(message) (at offset \(offset))",
-                            location: SourceLocation(offset: offset, line: line, column: offset - lineStart + 1, path: ""))
+        return MapCoreError(
+            code, "\(message) (at offset \(offset))",
+            location: SourceLocation(offset: offset, line: line, column: offset - lineStart + 1, path: ""))
     }
 
     private func fail(_ message: String, at offset: Int) -> MapCoreError { Self.error(message, at: offset, in: bytes) }
@@ -300,7 +302,9 @@ struct FormatLexer {
                     }
                     position += 2
                     let low = try hex(count: 4, escapeStart)
-                    guard (0xDC00...0xDFFF).contains(low) else { throw fail("Unpaired surrogate in \\u escape", at: escapeStart) }
+                    guard (0xDC00...0xDFFF).contains(low) else {
+                        throw fail("Unpaired surrogate in \\u escape", at: escapeStart)
+                    }
                     scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                 }
                 guard let u = Unicode.Scalar(scalar) else { throw fail("Invalid \\u escape", at: escapeStart) }
@@ -319,7 +323,9 @@ struct FormatLexer {
     private mutating func hex(count: Int, _ escapeStart: Int) throws(MapCoreError) -> UInt32 {
         var v: UInt32 = 0
         for _ in 0..<count {
-            guard let c = byte(position), let d = Self.hexValue(c) else { throw fail("Invalid hexadecimal escape", at: escapeStart) }
+            guard let c = byte(position), let d = Self.hexValue(c) else {
+                throw fail("Invalid hexadecimal escape", at: escapeStart)
+            }
             v = v * 16 + UInt32(d)
             position += 1
         }

@@ -42,17 +42,28 @@ enum FormatToJSON {
             case .all:  // ALL x != y: NOT y IN x
                 return op("!", [try predicate(.comparison(rhs, .in, lhs, modifier: .direct, options: options))])
             }
-            let collator: [JSONValue] = options.isEmpty ? [] : [op("collator", [.object(JSONObject([
-                ("case-sensitive", .bool(!options.caseInsensitive)),
-                ("diacritic-sensitive", .bool(!options.diacriticInsensitive)),
-            ]))])]
+            let collator: [JSONValue] =
+                options.isEmpty
+                ? []
+                : [
+                    op(
+                        "collator",
+                        [
+                            .object(
+                                JSONObject([
+                                    ("case-sensitive", .bool(!options.caseInsensitive)),
+                                    ("diacritic-sensitive", .bool(!options.diacriticInsensitive)),
+                                ]))
+                        ])
+                ]
             switch cmp {
             case .between:
                 guard case .aggregate(let bounds) = rhs, bounds.count == 2 else {
                     throw error("BETWEEN needs an aggregate of two bounds")
                 }
                 let x = try expression(lhs)
-                return op("all", [op("<=", [try expression(bounds[0]), x]), op("<=", [x, try expression(bounds[1])])])
+                return op(
+                    "all", [op("<=", [try expression(bounds[0]), x]), op("<=", [x, try expression(bounds[1])])])
             case .contains:
                 return try predicate(.comparison(rhs, .in, lhs, modifier: .direct, options: options))
             case .in:
@@ -91,7 +102,8 @@ enum FormatToJSON {
             if let mapped = variables[name] { return op(mapped, []) }
             return op("var", [.string(name)])
         case .evaluatedObject:
-            throw error("SELF can only be used as `SELF IN shape`, `shape CONTAINS SELF` or the target of mgl_does:have:")
+            throw error(
+                "SELF can only be used as `SELF IN shape`, `shape CONTAINS SELF` or the target of mgl_does:have:")
         case .indexKeyword(let k):
             throw error("\(k) can only be used as an index, as in `x[\(k)]`")
         case .conditional(let p, let a, let b):
@@ -111,7 +123,9 @@ enum FormatToJSON {
         case .dictionary(let o): return .object(o)
         case .shape(let g): return g
         default:
-            throw error("An aggregate used as a value may only hold constants; use a function such as mgl_join or mgl_coalesce to combine expressions")
+            throw error(
+                "An aggregate used as a value may only hold constants; use a function such as mgl_join or mgl_coalesce to combine expressions"
+            )
         }
     }
 
@@ -126,8 +140,10 @@ enum FormatToJSON {
         return try expressions(args)
     }
 
-    private static func function(_ name: String, _ operand: FormatExpression?,
-                                 _ args: [FormatExpression]) throws(MapCoreError) -> JSONValue {
+    private static func function(
+        _ name: String, _ operand: FormatExpression?,
+        _ args: [FormatExpression]
+    ) throws(MapCoreError) -> JSONValue {
         if let mapped = operators[name] {
             var out = try expressions(args)
             if name == "MLN_LET" {
@@ -225,23 +241,30 @@ enum FormatToJSON {
                 }
                 return op("to-rgba", [object])
             default:
-                throw error("Casting to \(type) is not supported (NSNumber, NSString, UIColor, NSColor, NSArray are)", .unsupported)
+                throw error(
+                    "Casting to \(type) is not supported (NSNumber, NSString, UIColor, NSColor, NSArray are)",
+                    .unsupported)
             }
         case "mgl_attributed:":
             var items = args
             if args.count == 1, case .aggregate(let inner) = args[0] { items = inner }
             var out: [JSONValue] = []
             for item in items {
-                if case .dictionary(let attributes) = item { out.append(.object(attributes)) } else { out.append(try expression(item)) }
+                if case .dictionary(let attributes) = item {
+                    out.append(.object(attributes))
+                } else {
+                    out.append(try expression(item))
+                }
             }
             return op("format", out)
         case "MLN_FUNCTION":
             // An object among the operands is the operator's options (collator, number-format,
             // format sections), written raw as the style spec does.
-            return .array(try args.map { (a) throws(MapCoreError) -> JSONValue in
-                if case .dictionary(let o) = a { return .object(o) }
-                return try expression(a)
-            })
+            return .array(
+                try args.map { (a) throws(MapCoreError) -> JSONValue in
+                    if case .dictionary(let o) = a { return .object(o) }
+                    return try expression(a)
+                })
         default:
             throw error("Unrecognized expression function \(name)")
         }
@@ -269,8 +292,10 @@ enum FormatToJSON {
         return pairs.flatMap { [$0.1, $0.2] }
     }
 
-    private static func interpolate(input: FormatExpression, curve: FormatExpression, parameters: FormatExpression,
-                                     stops: FormatExpression) throws(MapCoreError) -> JSONValue {
+    private static func interpolate(
+        input: FormatExpression, curve: FormatExpression, parameters: FormatExpression,
+        stops: FormatExpression
+    ) throws(MapCoreError) -> JSONValue {
         let fn = "mgl_interpolate:withCurveType:parameters:stops:"
         guard case .constant(.string(let type)) = curve else {
             throw error("The curve type of \(fn) must be 'linear', 'exponential' or 'cubic-bezier'")
@@ -290,8 +315,10 @@ enum FormatToJSON {
         return op("interpolate", [.array(curveJSON), try expression(input)] + (try stopPairs(stops, fn)))
     }
 
-    private static func step(input: FormatExpression, minimum: FormatExpression,
-                             stops: FormatExpression) throws(MapCoreError) -> JSONValue {
+    private static func step(
+        input: FormatExpression, minimum: FormatExpression,
+        stops: FormatExpression
+    ) throws(MapCoreError) -> JSONValue {
         op("step", [try expression(input), try expression(minimum)] + (try stopPairs(stops, "mgl_step:from:stops:")))
     }
 }

@@ -57,7 +57,9 @@ public struct CoordinateList: RandomAccessCollection, MutableCollection, Express
         if case .array(let a) = storage, a.isEmpty, a.capacity == 0 {
             storage = .position(x, y)
         } else {
-            modifyArray { $0.append(x); $0.append(y) }
+            modifyArray {
+                $0.append(x); $0.append(y)
+            }
         }
     }
 
@@ -73,7 +75,9 @@ public struct CoordinateList: RandomAccessCollection, MutableCollection, Express
         }
     }
 
-    public func withUnsafeBufferPointer<R, E: Error>(_ body: (UnsafeBufferPointer<Double>) throws(E) -> R) throws(E) -> R {
+    public func withUnsafeBufferPointer<R, E: Error>(
+        _ body: (UnsafeBufferPointer<Double>) throws(E) -> R
+    ) throws(E) -> R {
         switch storage {
         case .position(let x, let y):
             var pair = (x, y)

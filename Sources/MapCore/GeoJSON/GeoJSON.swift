@@ -58,15 +58,19 @@ public struct Geometry: Sendable {
         var foreignMembers = JSONObject()
     }
 
-    public init(type: GeometryType, xy: CoordinateList = [], z: ContiguousArray<Double>? = nil,
-                partEnds: ContiguousArray<Int> = [], polygonEnds: ContiguousArray<Int> = [],
-                geometries: [Geometry] = [], bbox: [Double]? = nil, foreignMembers: JSONObject = JSONObject()) {
+    public init(
+        type: GeometryType, xy: CoordinateList = [], z: ContiguousArray<Double>? = nil,
+        partEnds: ContiguousArray<Int> = [], polygonEnds: ContiguousArray<Int> = [],
+        geometries: [Geometry] = [], bbox: [Double]? = nil, foreignMembers: JSONObject = JSONObject()
+    ) {
         self.type = type
         self.xy = xy
         self.partEnds = partEnds
         if z != nil || !polygonEnds.isEmpty || !geometries.isEmpty || bbox != nil || !foreignMembers.isEmpty {
-            rare = CopyOnWriteBox(RareMembers(z: z, polygonEnds: polygonEnds, geometries: geometries,
-                                              bbox: bbox, foreignMembers: foreignMembers))
+            rare = CopyOnWriteBox(
+                RareMembers(
+                    z: z, polygonEnds: polygonEnds, geometries: geometries,
+                    bbox: bbox, foreignMembers: foreignMembers))
         }
     }
 
@@ -89,14 +93,22 @@ public struct Geometry: Sendable {
     /// MultiPolygon: the part (ring) index where each polygon ends.
     public var polygonEnds: ContiguousArray<Int> {
         get { rare?.value.polygonEnds ?? [] }
-        set { if !newValue.isEmpty || rare != nil { CopyOnWriteBox.unique(&rare, RareMembers()).value.polygonEnds = newValue } }
+        set {
+            if !newValue.isEmpty || rare != nil {
+                CopyOnWriteBox.unique(&rare, RareMembers()).value.polygonEnds = newValue
+            }
+        }
         _modify { yield &CopyOnWriteBox.unique(&rare, RareMembers()).value.polygonEnds }
     }
 
     /// GeometryCollection members.
     public var geometries: [Geometry] {
         get { rare?.value.geometries ?? [] }
-        set { if !newValue.isEmpty || rare != nil { CopyOnWriteBox.unique(&rare, RareMembers()).value.geometries = newValue } }
+        set {
+            if !newValue.isEmpty || rare != nil {
+                CopyOnWriteBox.unique(&rare, RareMembers()).value.geometries = newValue
+            }
+        }
         _modify { yield &CopyOnWriteBox.unique(&rare, RareMembers()).value.geometries }
     }
 
@@ -110,7 +122,11 @@ public struct Geometry: Sendable {
     /// Members other than the standard ones, kept so that serialization gives them back.
     public var foreignMembers: JSONObject {
         get { rare?.value.foreignMembers ?? JSONObject() }
-        set { if !newValue.isEmpty || rare != nil { CopyOnWriteBox.unique(&rare, RareMembers()).value.foreignMembers = newValue } }
+        set {
+            if !newValue.isEmpty || rare != nil {
+                CopyOnWriteBox.unique(&rare, RareMembers()).value.foreignMembers = newValue
+            }
+        }
         _modify { yield &CopyOnWriteBox.unique(&rare, RareMembers()).value.foreignMembers }
     }
 
@@ -198,8 +214,10 @@ public struct Feature: Equatable, Sendable {
         var stringID: String?
     }
 
-    public init(geometry: Geometry?, properties: JSONObject? = nil, id: FeatureID? = nil,
-                bbox: [Double]? = nil, foreignMembers: JSONObject = JSONObject()) {
+    public init(
+        geometry: Geometry?, properties: JSONObject? = nil, id: FeatureID? = nil,
+        bbox: [Double]? = nil, foreignMembers: JSONObject = JSONObject()
+    ) {
         self.geometry = geometry
         self.properties = properties
         idKind = .none
@@ -244,7 +262,11 @@ public struct Feature: Equatable, Sendable {
 
     public var foreignMembers: JSONObject {
         get { rare?.value.foreignMembers ?? JSONObject() }
-        set { if !newValue.isEmpty || rare != nil { CopyOnWriteBox.unique(&rare, RareMembers()).value.foreignMembers = newValue } }
+        set {
+            if !newValue.isEmpty || rare != nil {
+                CopyOnWriteBox.unique(&rare, RareMembers()).value.foreignMembers = newValue
+            }
+        }
         _modify { yield &CopyOnWriteBox.unique(&rare, RareMembers()).value.foreignMembers }
     }
 

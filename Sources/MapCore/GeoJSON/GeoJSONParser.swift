@@ -10,7 +10,9 @@
 // - GeometryCollections nest at most 16 deep (RFC 7946 advises against nesting them at all).
 
 public enum GeoJSONParser {
-    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, limits: ParseLimits = ParseLimits()) throws(MapCoreError) -> GeoJSON {
+    public static func parse(
+        _ bytes: UnsafeBufferPointer<UInt8>, limits: ParseLimits = ParseLimits()
+    ) throws(MapCoreError) -> GeoJSON {
         var p = GeoJSONReader(reader: JSONReader(bytes, limits: limits))
         do {
             let value = try p.readRoot()
@@ -89,7 +91,9 @@ struct GeoJSONReader {
     /// needed: a million features should not make three million Strings), its offset, and when
     /// "type" is the object's first member, where that member ends (the reader resumes there
     /// instead of reading it twice).
-    private mutating func lookAheadType() throws(PositionedError) -> (type: (start: Int, count: Int, escaped: Bool), offset: Int, firstMemberEnd: Int?) {
+    private mutating func lookAheadType() throws(PositionedError) -> (
+        type: (start: Int, count: Int, escaped: Bool), offset: Int, firstMemberEnd: Int?
+    ) {
         let objectStart = r.pos
         defer { r.pos = objectStart }
         r.pos += 1
@@ -148,7 +152,8 @@ struct GeoJSONReader {
             guard me.r.current == 0x7B else { throw me.wrongShape("a Feature object") }
             let (type, offset, typeEnd) = try me.lookAheadType()
             guard me.r.keyEquals(type, "Feature") else {
-                throw me.invalid("Expected a Feature in \"features\", found type \"\(try me.r.keyString(type))\".", at: offset)
+                throw me.invalid(
+                    "Expected a Feature in \"features\", found type \"\(try me.r.keyString(type))\".", at: offset)
             }
             features.append(try me.readFeature(typeEnd: typeEnd))
         }
@@ -168,7 +173,9 @@ struct GeoJSONReader {
                 } else if r.keyEquals(key, "geometry") {
                     feature.geometry = try readNullableGeometry()
                 } else if r.keyEquals(key, "properties") {
-                    guard r.current == 0x7B || r.current == 0x6E else { throw wrongShape("an object or null for \"properties\"") }
+                    guard r.current == 0x7B || r.current == 0x6E else {
+                        throw wrongShape("an object or null for \"properties\"")
+                    }
                     if let packed = try r.readPackedObject() {
                         feature.properties = packed
                     } else if case .object(let o) = try r.readValue() {
@@ -241,7 +248,9 @@ struct GeoJSONReader {
                     sawContent = true
                 } else if kind == .geometryCollection && r.keyEquals(key, "geometries") {
                     guard collectionNesting < GeoJSONReader.maxCollectionNesting else {
-                        throw r.fail("GeometryCollections nested more than \(GeoJSONReader.maxCollectionNesting) deep.", code: .limit)
+                        throw r.fail(
+                            "GeometryCollections nested more than \(GeoJSONReader.maxCollectionNesting) deep.",
+                            code: .limit)
                     }
                     collectionNesting += 1
                     defer { collectionNesting -= 1 }
@@ -271,7 +280,9 @@ struct GeoJSONReader {
 
     /// Walks the members of the object at the current position, calling `member` with each key
     /// once its ':' is consumed; `member` must read the value.
-    private mutating func forEachMember(_ member: (inout GeoJSONReader, (start: Int, count: Int, escaped: Bool)) throws(PositionedError) -> Void) throws(PositionedError) {
+    private mutating func forEachMember(
+        _ member: (inout GeoJSONReader, (start: Int, count: Int, escaped: Bool)) throws(PositionedError) -> Void
+    ) throws(PositionedError) {
         if try openObject() {
             repeat { try member(&self, try memberKey()) } while try nextMember()
         }
@@ -316,8 +327,10 @@ struct GeoJSONReader {
     /// Walks `[ element, … ]` at the current position, calling `element` for each; returns how
     /// many there were. `notAnArray` is the error when no array stands there.
     @discardableResult
-    private mutating func forEachElement(_ notAnArray: (GeoJSONReader) -> PositionedError,
-                                         _ element: (inout GeoJSONReader) throws(PositionedError) -> Void) throws(PositionedError) -> Int {
+    private mutating func forEachElement(
+        _ notAnArray: (GeoJSONReader) -> PositionedError,
+        _ element: (inout GeoJSONReader) throws(PositionedError) -> Void
+    ) throws(PositionedError) -> Int {
         r.skipWhitespace()
         guard r.current == 0x5B else { throw notAnArray(self) }
         try r.enterContainer()
@@ -342,7 +355,9 @@ struct GeoJSONReader {
         var values: [Double] = []
         try forEachElement({ $0.wrongShape("an array of numbers for \"bbox\"") }) { (me) throws(PositionedError) in
             me.r.skipWhitespace()
-            guard me.r.current == 0x2D || (me.r.current &- 0x30) < 10 else { throw me.wrongShape("a number in \"bbox\"") }
+            guard me.r.current == 0x2D || (me.r.current &- 0x30) < 10 else {
+                throw me.wrongShape("a number in \"bbox\"")
+            }
             values.append(try me.r.readDouble())
         }
         guard values.count == 4 || values.count == 6 else {
@@ -370,7 +385,8 @@ struct GeoJSONReader {
                 throw invalid("A LineString needs at least 2 positions, found 1.", at: start)
             }
         case .multiLineString, .polygon:
-            try readList(g.type, "an array of \(g.type == .polygon ? "rings" : "lines")") { (me) throws(PositionedError) in
+            try readList(g.type, "an array of \(g.type == .polygon ? "rings" : "lines")") {
+                (me) throws(PositionedError) in
                 try me.readPart(into: &g)
             }
         case .multiPolygon:
@@ -403,18 +419,21 @@ struct GeoJSONReader {
         if n < 4 { throw invalid("A linear ring needs at least 4 positions, found \(n).", at: start) }
         let first = (g.positionCount - n) * 2
         let last = (g.positionCount - 1) * 2
-        let zClosed = g.z.map { z in
-            let a = z[first / 2], b = z[last / 2]
-            return a == b || (a.isNaN && b.isNaN)
-        } ?? true
+        let zClosed =
+            g.z.map { z in
+                let a = z[first / 2], b = z[last / 2]
+                return a == b || (a.isNaN && b.isNaN)
+            } ?? true
         guard g.xy[first] == g.xy[last] && g.xy[first + 1] == g.xy[last + 1] && zClosed else {
             throw invalid("A linear ring must be closed: its first and last positions differ.", at: start)
         }
     }
 
     @discardableResult
-    private mutating func readList(_ type: GeometryType, _ expected: String,
-                                   _ element: (inout GeoJSONReader) throws(PositionedError) -> Void) throws(PositionedError) -> Int {
+    private mutating func readList(
+        _ type: GeometryType, _ expected: String,
+        _ element: (inout GeoJSONReader) throws(PositionedError) -> Void
+    ) throws(PositionedError) -> Int {
         try forEachElement({ $0.nesting(type, expected) }, element)
     }
 
@@ -456,7 +475,10 @@ struct GeoJSONReader {
         let c = r.current
         if c == 0x5D { throw invalid("A position needs at least 2 numbers (longitude, latitude).") }
         guard c == 0x2D || (c &- 0x30) < 10 else {
-            if c == 0x5B { throw invalid("Wrong coordinate nesting for a \(type.name): found an array where a position's number belongs.") }
+            if c == 0x5B {
+                throw invalid(
+                    "Wrong coordinate nesting for a \(type.name): found an array where a position's number belongs.")
+            }
             throw wrongShape("a number in a position")
         }
         return try r.readDouble()
@@ -464,7 +486,8 @@ struct GeoJSONReader {
 
     private func nesting(_ type: GeometryType, _ expected: String) -> PositionedError {
         if atJSONValue {
-            return invalid("Wrong coordinate nesting for a \(type.name): expected \(expected), found \(foundDescription()).")
+            return invalid(
+                "Wrong coordinate nesting for a \(type.name): expected \(expected), found \(foundDescription()).")
         }
         return r.unexpected(expecting: expected)
     }

@@ -31,7 +31,9 @@ public struct BoundingBox: Equatable, Sendable {
     /// The box of interleaved longitude/latitude pairs, or nil when there are none.
     /// Throws `invalidArgument` when a value is NaN or infinite.
     public static func of(xy: UnsafeBufferPointer<Double>) throws(MapCoreError) -> BoundingBox? {
-        guard xy.count % 2 == 0 else { throw MapCoreError(.invalidArgument, "Positions need an even count of numbers.") }
+        guard xy.count % 2 == 0 else {
+            throw MapCoreError(.invalidArgument, "Positions need an even count of numbers.")
+        }
         guard let (box, allFinite) = extent(xy) else { return nil }
         guard allFinite else {
             throw MapCoreError(.invalidArgument, "Positions must be finite numbers (found NaN or infinity).")
@@ -68,15 +70,17 @@ public struct BoundingBox: Equatable, Sendable {
             nan += (base[i] - base[i]) + (base[i + 1] - base[i + 1])
             i += 2
         }
-        let box = BoundingBox(west: min(lo[0], lo[2]), south: min(lo[1], lo[3]),
-                              east: max(hi[0], hi[2]), north: max(hi[1], hi[3]))
+        let box = BoundingBox(
+            west: min(lo[0], lo[2]), south: min(lo[1], lo[3]),
+            east: max(hi[0], hi[2]), north: max(hi[1], hi[3]))
         return (box, nan == 0)
     }
 
     /// Plain min/max union for boxes that do not cross the antimeridian.
     func union(_ o: BoundingBox) -> BoundingBox {
-        BoundingBox(west: min(west, o.west), south: min(south, o.south),
-                    east: max(east, o.east), north: max(north, o.north))
+        BoundingBox(
+            west: min(west, o.west), south: min(south, o.south),
+            east: max(east, o.east), north: max(north, o.north))
     }
 
     // MARK: SDK helpers
@@ -111,8 +115,12 @@ public struct BoundingBox: Equatable, Sendable {
             return d < 0 ? d + 360 : d
         }
         let spanA = longitudeSpan, spanB = o.longitudeSpan
-        if offset(west, o.west) + spanB <= spanA { return BoundingBox(west: west, south: south, east: east, north: north) }
-        if offset(o.west, west) + spanA <= spanB { return BoundingBox(west: o.west, south: south, east: o.east, north: north) }
+        if offset(west, o.west) + spanB <= spanA {
+            return BoundingBox(west: west, south: south, east: east, north: north)
+        }
+        if offset(o.west, west) + spanA <= spanB {
+            return BoundingBox(west: o.west, south: south, east: o.east, north: north)
+        }
         let fromA = offset(west, o.west) + spanB
         let fromB = offset(o.west, west) + spanA
         let (start, span) = fromA <= fromB ? (west, fromA) : (o.west, fromB)
@@ -125,7 +133,9 @@ public struct BoundingBox: Equatable, Sendable {
     /// One box, or two when this one crosses the antimeridian (its western part first).
     public func splitAtAntimeridian() -> [BoundingBox] {
         guard crossesAntimeridian else { return [self] }
-        return [BoundingBox(west: west, south: south, east: 180, north: north),
-                BoundingBox(west: -180, south: south, east: east, north: north)]
+        return [
+            BoundingBox(west: west, south: south, east: 180, north: north),
+            BoundingBox(west: -180, south: south, east: east, north: north),
+        ]
     }
 }

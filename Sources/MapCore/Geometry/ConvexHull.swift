@@ -14,13 +14,17 @@ public enum ConvexHull {
     /// last) starting at the smallest (x, y) vertex. Throws `invalidArgument` for non-finite
     /// values or magnitudes above 1e100.
     public static func vertices(xy: UnsafeBufferPointer<Double>) throws(MapCoreError) -> ContiguousArray<Double> {
-        guard xy.count % 2 == 0 else { throw MapCoreError(.invalidArgument, "Positions need an even count of numbers.") }
+        guard xy.count % 2 == 0 else {
+            throw MapCoreError(.invalidArgument, "Positions need an even count of numbers.")
+        }
         let n = xy.count / 2
         guard n > 0, let p = xy.baseAddress else { return [] }
         for v in xy where !(abs(v) <= maxRobustCoordinate) {
-            throw MapCoreError(.invalidArgument, v.isFinite
-                ? "Coordinates above 1e100 in magnitude are not supported by the convex hull."
-                : "Positions must be finite numbers (found NaN or infinity).")
+            throw MapCoreError(
+                .invalidArgument,
+                v.isFinite
+                    ? "Coordinates above 1e100 in magnitude are not supported by the convex hull."
+                    : "Positions must be finite numbers (found NaN or infinity).")
         }
         var candidates = filterInterior(p, n)
         sortAndDeduplicate(&candidates)
@@ -110,7 +114,9 @@ public enum ConvexHull {
         }
         let lowerCount = hull.count
         for q in pts.reversed().dropFirst() {
-            while hull.count > lowerCount && !turnsLeft(hull[hull.count - 2], hull[hull.count - 1], q) { hull.removeLast() }
+            while hull.count > lowerCount && !turnsLeft(hull[hull.count - 2], hull[hull.count - 1], q) {
+                hull.removeLast()
+            }
             hull.append(q)
         }
         // All points collinear: the chain went out and straight back.

@@ -36,7 +36,8 @@ public struct PointInPolygonIndex: Sendable {
     /// or exceed `maxRobustCoordinate` (the exact orientation could overflow).
     public init?(_ shape: Geometry) {
         guard shape.type == .polygon || shape.type == .multiPolygon,
-              shape.xy.allSatisfy({ abs($0) <= maxRobustCoordinate }) else { return nil }
+            shape.xy.allSatisfy({ abs($0) <= maxRobustCoordinate })
+        else { return nil }
         var edges: [Double] = []
         var start = 0
         for end in shape.partEnds where end > start && end <= shape.positionCount {
@@ -103,7 +104,9 @@ public struct PointInPolygonIndex: Sendable {
         var marks = 0
         for e in 0..<edgeCount {
             let x1 = edges[4 * e], y1 = edges[4 * e + 1], x2 = edges[4 * e + 2], y2 = edges[4 * e + 3]
-            marks += (cellX(Swift.max(x1, x2)) - cellX(Swift.min(x1, x2)) + 1) * (cellY(Swift.max(y1, y2)) - cellY(Swift.min(y1, y2)) + 1)
+            marks +=
+                (cellX(Swift.max(x1, x2)) - cellX(Swift.min(x1, x2)) + 1)
+                * (cellY(Swift.max(y1, y2)) - cellY(Swift.min(y1, y2)) + 1)
         }
         if marks > 64 * side * side { grid = [UInt8](repeating: 0, count: side * side) }
         for e in 0..<edgeCount where marks <= 64 * side * side {
@@ -117,7 +120,9 @@ public struct PointInPolygonIndex: Sendable {
             for column in 0..<side where grid[row * side + column] == 1 {
                 let x = minX + (Double(column) + 0.5) / cellsPerX, y = minY + (Double(row) + 0.5) / cellsPerY
                 // The centre must map back to its own cell to speak for it.
-                guard cellsPerX > 0, cellsPerY > 0, cellX(x) == column, cellY(y) == row else { grid[row * side + column] = 0; continue }
+                guard cellsPerX > 0, cellsPerY > 0, cellX(x) == column, cellY(y) == row else {
+                    grid[row * side + column] = 0; continue
+                }
                 grid[row * side + column] = crossingLocation(x, y) == .interior ? 1 : 2
             }
         }

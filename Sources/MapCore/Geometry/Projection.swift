@@ -38,8 +38,10 @@ enum Projection {
     /// vector-tile-js's `toGeoJSON(x, y, z)`: a position (px, py) of a tile whose origin is
     /// (x0, y0) = extent · (x, y) in a world `size` = extent · 2^z wide.
     enum VectorTile {
-        @inline(__always) static func lngLat(_ px: Double, _ py: Double, x0: Double, y0: Double,
-                                             size: Double) -> (lng: Double, lat: Double) {
+        @inline(__always) static func lngLat(
+            _ px: Double, _ py: Double, x0: Double, y0: Double,
+            size: Double
+        ) -> (lng: Double, lat: Double) {
             let y2 = 180 - (py + y0) * 360 / size
             return ((px + x0) * 360 / size - 180, 360 / Double.pi * atan(exp(y2 * Double.pi / 180)) - 90)
         }

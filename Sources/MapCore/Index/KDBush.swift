@@ -112,7 +112,9 @@ protocol KDPositions {
 /// The tree's own coordinates (valid while the storage holds them).
 struct KDOwnPositions: KDPositions {
     let coords: UnsafePointer<Float>
-    @inline(__always) func position(slot: Int, ref: Int32) -> (x: Float, y: Float) { (coords[2 * slot], coords[2 * slot + 1]) }
+    @inline(__always) func position(slot: Int, ref: Int32) -> (x: Float, y: Float) {
+        (coords[2 * slot], coords[2 * slot + 1])
+    }
 }
 
 struct KDBush: Sendable {
@@ -121,7 +123,10 @@ struct KDBush: Sendable {
 
     /// Builds the tree over `refs` with their positions (`xy` interleaved, one pair per ref);
     /// trees of `parallelFrom` items or more are built on two threads.
-    init(refs: ContiguousArray<Int32>, xy: ContiguousArray<Float>, nodeSize: Int, parallelFrom: Int = KDBush.parallelBuildSize) {
+    init(
+        refs: ContiguousArray<Int32>, xy: ContiguousArray<Float>, nodeSize: Int,
+        parallelFrom: Int = KDBush.parallelBuildSize
+    ) {
         self.init(unsorted: KDStorage(refs: refs, xy: xy), nodeSize: nodeSize)
         guard count > 1, let sorter else { return }
         let right = count - 1
@@ -133,8 +138,9 @@ struct KDBush: Sendable {
         }
         let m = right >> 1
         sorter.select(k: m, left: 0, right: right, axis: 0)
-        runConcurrently({ sorter.sort(left: 0, right: m - 1, axis: 1) },
-                        { sorter.sort(left: m + 1, right: right, axis: 1) })
+        runConcurrently(
+            { sorter.sort(left: 0, right: m - 1, axis: 1) },
+            { sorter.sort(left: m + 1, right: right, axis: 1) })
     }
 
     /// A tree over `storage`, which its builder sorts (`Sorter`) before the tree is queried.
@@ -288,17 +294,23 @@ struct KDBush: Sendable {
     /// Calls `body` with every ref whose position (read through `positions`) lies in the box
     /// (inclusive), in kdbush order. A node whose whole region lies in the box is reported
     /// without reading its positions.
-    func range<P: KDPositions>(minX: Double, minY: Double, maxX: Double, maxY: Double, positions: P, _ body: (Int32) -> Void) {
-        search(minX: minX, minY: minY, maxX: maxX, maxY: maxY, positions: positions, reportsWholeRegions: true,
-               accept: { x, y in x >= minX && x <= maxX && y >= minY && y <= maxY }) { body(storage.refs[$0]) }
+    func range<P: KDPositions>(
+        minX: Double, minY: Double, maxX: Double, maxY: Double, positions: P, _ body: (Int32) -> Void
+    ) {
+        search(
+            minX: minX, minY: minY, maxX: maxX, maxY: maxY, positions: positions, reportsWholeRegions: true,
+            accept: { x, y in x >= minX && x <= maxX && y >= minY && y <= maxY }
+        ) { body(storage.refs[$0]) }
     }
 
     /// Calls `body` with every ref within distance `r` of (qx, qy) (inclusive), in kdbush order.
     /// kdbush prunes a radius query exactly as a range query over the square around the circle.
     func within<P: KDPositions>(_ qx: Double, _ qy: Double, _ r: Double, positions: P, _ body: (Int32) -> Void) {
         let r2 = r * r
-        search(minX: qx - r, minY: qy - r, maxX: qx + r, maxY: qy + r, positions: positions, reportsWholeRegions: false,
-               accept: { x, y in (x - qx) * (x - qx) + (y - qy) * (y - qy) <= r2 }) { body(storage.refs[$0]) }
+        search(
+            minX: qx - r, minY: qy - r, maxX: qx + r, maxY: qy + r, positions: positions, reportsWholeRegions: false,
+            accept: { x, y in (x - qx) * (x - qx) + (y - qy) * (y - qy) <= r2 }
+        ) { body(storage.refs[$0]) }
     }
 
     /// kdbush's traversal (explicit stack; the right half is pushed last and so visited first):
@@ -307,8 +319,10 @@ struct KDBush: Sendable {
     /// reported whole in the same order. Regions are exact: kdbush's select leaves a node's
     /// left half at or below its middle item on the split axis and the right half at or above.
     @inline(__always)
-    private func search<P: KDPositions>(minX: Double, minY: Double, maxX: Double, maxY: Double, positions: P,
-                                        reportsWholeRegions: Bool, accept: (Double, Double) -> Bool, _ report: (Int) -> Void) {
+    private func search<P: KDPositions>(
+        minX: Double, minY: Double, maxX: Double, maxY: Double, positions: P,
+        reportsWholeRegions: Bool, accept: (Double, Double) -> Bool, _ report: (Int) -> Void
+    ) {
         guard count > 0 else { return }
         var stack: [SearchNode] = [SearchNode(left: 0, right: count - 1, axis: 0, region: storage.bounds)]
         stack.reserveCapacity(64)

@@ -34,8 +34,10 @@ struct NeighborGrid {
 
     /// Indexes those of a level's items (`order`, positions `xy` interleaved) that `including`
     /// accepts, for queries of `radius`, reusing the memory of the previous level.
-    mutating func rebuild(order: ContiguousArray<Int32>, xy: ContiguousArray<Float>, radius: Double,
-                          including: (Int32) -> Bool) {
+    mutating func rebuild(
+        order: ContiguousArray<Int32>, xy: ContiguousArray<Float>, radius: Double,
+        including: (Int32) -> Bool
+    ) {
         r = radius
         picked.removeAll(keepingCapacity: true)
         for (i, ref) in order.enumerated() where including(ref) { picked.append(Int32(truncatingIfNeeded: i)) }
@@ -59,7 +61,8 @@ struct NeighborGrid {
         xy.withUnsafeBufferPointer { coords in
             for i in picked {
                 let i = Int(i)
-                cellOf.append(Int32(Self.cell(Double(coords[2 * i]), side) + side * Self.cell(Double(coords[2 * i + 1]), side)))
+                cellOf.append(
+                    Int32(Self.cell(Double(coords[2 * i]), side) + side * Self.cell(Double(coords[2 * i + 1]), side)))
             }
             cellOf.withUnsafeBufferPointer { cellOf in
                 cellStart.withUnsafeMutableBufferPointer { start in
@@ -82,7 +85,8 @@ struct NeighborGrid {
                                 }
                                 let c = Int(cellOf[k]), i = Int(picked[k])
                                 start[c] -= 1
-                                entries[Int(start[c])] = Entry(x: coords[2 * i], y: coords[2 * i + 1], ref: refs[i], index: picked[k])
+                                entries[Int(start[c])] = Entry(
+                                    x: coords[2 * i], y: coords[2 * i + 1], ref: refs[i], index: picked[k])
                             }
                         }
                     }
@@ -102,9 +106,11 @@ struct NeighborGrid {
     /// The entries of row `cy`, columns x0...x1, that can lie within minX...maxX: the whole run
     /// of the row when its cells are small, else each sorted cell's slice, found by bisection.
     @inline(__always)
-    private static func forEachCandidate(row cy: Int, _ x0: Int, _ x1: Int, side: Int, minX: Double, maxX: Double,
-                                  _ start: UnsafeBufferPointer<Int32>, _ entries: UnsafeBufferPointer<Entry>,
-                                  _ body: (Int) -> Void) {
+    private static func forEachCandidate(
+        row cy: Int, _ x0: Int, _ x1: Int, side: Int, minX: Double, maxX: Double,
+        _ start: UnsafeBufferPointer<Int32>, _ entries: UnsafeBufferPointer<Entry>,
+        _ body: (Int) -> Void
+    ) {
         let first = Int(start[x0 + side * cy]), last = Int(start[x1 + side * cy + 1])
         guard last - first > Self.sortedFrom else {
             for k in first..<last { body(k) }
@@ -124,8 +130,10 @@ struct NeighborGrid {
 
     /// The first index in lo..<hi whose entry satisfies `above` (which holds for a suffix), or hi.
     @inline(__always)
-    private static func firstIndex(in entries: UnsafeBufferPointer<Entry>, _ lo: Int, _ hi: Int,
-                                   _ above: (Entry) -> Bool) -> Int {
+    private static func firstIndex(
+        in entries: UnsafeBufferPointer<Entry>, _ lo: Int, _ hi: Int,
+        _ above: (Entry) -> Bool
+    ) -> Int {
         var lo = lo, hi = hi
         while lo < hi {
             let mid = (lo + hi) >> 1
@@ -199,7 +207,8 @@ struct NeighborGrid {
                     let y0 = max(cy - 1, 0), y1 = min(cy + 1, side - 1)
                     var crowd = false
                     for row in y0...y1 {
-                        for column in x0...x1 where Int(start[column + side * row + 1] - start[column + side * row]) > Self.crowded {
+                        for column in x0...x1
+                        where Int(start[column + side * row + 1] - start[column + side * row]) > Self.crowded {
                             crowd = true
                         }
                     }
@@ -239,7 +248,9 @@ struct NeighborGrid {
         cellStart.withUnsafeBufferPointer { start in
             entries.withUnsafeBufferPointer { entries in
                 for cy in y0...y1 where !found {
-                    Self.forEachCandidate(row: cy, x0, x1, side: side, minX: qx - reach, maxX: qx + reach, start, entries) { k in
+                    Self.forEachCandidate(
+                        row: cy, x0, x1, side: side, minX: qx - reach, maxX: qx + reach, start, entries
+                    ) { k in
                         let e = entries[k]
                         let dx = Double(e.x) - qx, dy = Double(e.y) - qy
                         if dx * dx + dy * dy <= r2 && Int(e.index) != index { found = true }
@@ -313,7 +324,9 @@ struct NeighborGrid {
             entries.withUnsafeMutableBufferPointer { entries in
                 for cy in y0...y1 {
                     // The cells of one row are adjacent in cell order, so a row is one run.
-                    Self.forEachCandidate(row: cy, x0, x1, side: side, minX: qx - r, maxX: qx + r, start, UnsafeBufferPointer(entries)) { k in
+                    Self.forEachCandidate(
+                        row: cy, x0, x1, side: side, minX: qx - r, maxX: qx + r, start, UnsafeBufferPointer(entries)
+                    ) { k in
                         let e = entries[k]
                         let dx = Double(e.x) - qx, dy = Double(e.y) - qy
                         guard dx * dx + dy * dy <= r2, e.index != Self.claimed else { return }

@@ -13,8 +13,9 @@ enum JSONLocator {
             line += 1
             lineStart = i + 1
         }
-        return SourceLocation(offset: offset, line: line, column: offset - lineStart + 1,
-                              path: path(bytes, upTo: offset))
+        return SourceLocation(
+            offset: offset, line: line, column: offset - lineStart + 1,
+            path: path(bytes, upTo: offset))
     }
 
     private struct Frame {
@@ -37,7 +38,8 @@ enum JSONLocator {
                 while p < bytes.count && bytes[p] != 0x22 { p += bytes[p] == 0x5C ? 2 : 1 }
                 if let last = frames.indices.last, frames[last].isObject, frames[last].expectingKey {
                     let stop = min(p, bytes.count)
-                    frames[last].key = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<stop]), as: UTF8.self)
+                    frames[last].key = String(
+                        decoding: UnsafeBufferPointer(rebasing: bytes[start..<stop]), as: UTF8.self)
                 }
                 p += 1
                 continue

@@ -175,7 +175,9 @@ struct JSONReader {
         let raw = UnsafeRawPointer(base + start)
         guard start + 16 <= end else {
             var words: (UInt64, UInt64) = (0, 0)
-            withUnsafeMutableBytes(of: &words) { $0.copyMemory(from: UnsafeRawBufferPointer(start: raw, count: min(count, end - start))) }
+            withUnsafeMutableBytes(of: &words) {
+                $0.copyMemory(from: UnsafeRawBufferPointer(start: raw, count: min(count, end - start)))
+            }
             return (UInt64(littleEndian: words.0), UInt64(littleEndian: words.1))
         }
         var lo = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
@@ -311,7 +313,9 @@ struct JSONReader {
         /// The places k and integer m of a number equal to m / 10^k with k ≤ 7 and 0 < |m| < 2^53:
         /// its double is then exactly `Double(m) / 10^k` (Clinger's fast path).
         var shortDecimal: (m: Int64, places: Int)? {
-            guard !isInteger, !truncated, mantissa != 0, mantissa < (1 << 53), exp10 <= 0, exp10 >= -7 else { return nil }
+            guard !isInteger, !truncated, mantissa != 0, mantissa < (1 << 53), exp10 <= 0, exp10 >= -7 else {
+                return nil
+            }
             return (negative ? -Int64(mantissa) : Int64(mantissa), -exp10)
         }
     }
@@ -326,7 +330,11 @@ struct JSONReader {
         var truncated = false
 
         let firstDigit = byte(p) &- 0x30
-        guard firstDigit < 10 else { throw fail(negative ? "Invalid number: expected a digit after '-'." : "Unexpected character: expected a value.", at: p) }
+        guard firstDigit < 10 else {
+            throw fail(
+                negative ? "Invalid number: expected a digit after '-'." : "Unexpected character: expected a value.",
+                at: p)
+        }
         if firstDigit == 0 {
             p += 1
             if byte(p) &- 0x30 < 10 { throw fail("Invalid number: leading zeros are not allowed.", at: p) }
@@ -382,8 +390,9 @@ struct JSONReader {
             exp10 += expNegative ? -exponent : exponent
         }
         pos = p
-        return NumberText(mantissa: mantissa, exp10: exp10, negative: negative, isInteger: isInteger,
-                          truncated: truncated, start: start)
+        return NumberText(
+            mantissa: mantissa, exp10: exp10, negative: negative, isInteger: isInteger,
+            truncated: truncated, start: start)
     }
 
     /// The value of the number just scanned (`pos` at its end).
@@ -395,8 +404,10 @@ struct JSONReader {
             if n.mantissa <= UInt64(Int64.max) { return .int(-Int64(n.mantissa)) }
             if n.mantissa == UInt64(Int64.max) + 1 { return .int(Int64.min) }
         }
-        return .double(try finishDouble(mantissa: n.mantissa, exp10: n.exp10, negative: n.negative,
-                                        exact: !n.truncated, start: n.start))
+        return .double(
+            try finishDouble(
+                mantissa: n.mantissa, exp10: n.exp10, negative: n.negative,
+                exact: !n.truncated, start: n.start))
     }
 
     /// `m * 10 + d`, or nil when that leaves 64 bits.
@@ -416,7 +427,9 @@ struct JSONReader {
         }
     }
 
-    private func finishDouble(mantissa: UInt64, exp10: Int, negative: Bool, exact: Bool, start: Int) throws(PositionedError) -> Double {
+    private func finishDouble(
+        mantissa: UInt64, exp10: Int, negative: Bool, exact: Bool, start: Int
+    ) throws(PositionedError) -> Double {
         // Clinger's fast path: both operands exact in a Double, so one rounding gives the
         // correctly rounded result. Everything else goes to the C library's strtod (locale-free).
         var value: Double
@@ -461,7 +474,11 @@ struct JSONReader {
                 let start = pos
                 while pos < end {
                     let c = base[pos]
-                    if c == 0x2C || c == 0x5D || c == 0x7D || c == 0x3A || c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 { break }
+                    if c == 0x2C || c == 0x5D || c == 0x7D || c == 0x3A || c == 0x20 || c == 0x0A || c == 0x0D
+                        || c == 0x09
+                    {
+                        break
+                    }
                     pos += 1
                 }
                 if pos == start { throw unexpected(expecting: "a value") }
@@ -560,7 +577,9 @@ struct JSONReader {
                 }
                 open.removeLast()
                 leaveContainer()
-                value = top.isObject ? .object(scratch.takeObject(from: top.start)) : .array(scratch.takeItems(from: top.start))
+                value =
+                    top.isObject
+                    ? .object(scratch.takeObject(from: top.start)) : .array(scratch.takeItems(from: top.start))
             }
             if open.isEmpty { return value }
         }

@@ -235,7 +235,9 @@ public struct JSONObject: Equatable, Sendable, Sequence {
         var members: [Member] {
             var out: [Member] = []
             out.reserveCapacity(header.count)
-            forEachValue { k, value in out.append((header[k], value)); return true }
+            forEachValue { k, value in
+                out.append((header[k], value)); return true
+            }
             return out
         }
 
@@ -283,7 +285,8 @@ public struct JSONObject: Equatable, Sendable, Sequence {
                     case Packed.longStringTag, Packed.shortStringTag...UInt8.max:
                         let n = tag == Packed.longStringTag ? Int(littleEndian(4)) : Int(tag - Packed.shortStringTag)
                         if k >= first {
-                            value = .string(String(decoding: UnsafeBufferPointer(start: bytes + at, count: n), as: UTF8.self))
+                            value = .string(
+                                String(decoding: UnsafeBufferPointer(start: bytes + at, count: n), as: UTF8.self))
                         } else {
                             value = .null  // stepped over, not decoded
                         }

@@ -148,7 +148,9 @@ public struct JSONWriter {
 /// Whole-value JSON entry points.
 public enum JSON {
     /// Parses one JSON value; anything but whitespace after it is an error.
-    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, limits: ParseLimits = ParseLimits()) throws(MapCoreError) -> JSONValue {
+    public static func parse(
+        _ bytes: UnsafeBufferPointer<UInt8>, limits: ParseLimits = ParseLimits()
+    ) throws(MapCoreError) -> JSONValue {
         var reader = JSONReader(bytes, limits: limits)
         do {
             let value = try reader.readValue()
@@ -178,7 +180,9 @@ extension JSONReader {
 }
 
 /// Runs `body` over the UTF-8 bytes of `text`, keeping the typed error.
-func withBytes<T>(of text: String, _ body: (UnsafeBufferPointer<UInt8>) throws(MapCoreError) -> T) throws(MapCoreError) -> T {
+func withBytes<T>(
+    of text: String, _ body: (UnsafeBufferPointer<UInt8>) throws(MapCoreError) -> T
+) throws(MapCoreError) -> T {
     var text = text
     let result: Result<T, MapCoreError> = text.withUTF8 { b in Result { () throws(MapCoreError) -> T in try body(b) } }
     return try result.get()

@@ -83,7 +83,9 @@ public struct DataSourceOptions: Sendable {
         return .object(o)
     }
 
-    public var effectiveClusterMaxZoom: Int { min(clusterMaxZoom ?? max(0, maxZoom - 1), SuperclusterOptions.maxAllowedZoom) }
+    public var effectiveClusterMaxZoom: Int {
+        min(clusterMaxZoom ?? max(0, maxZoom - 1), SuperclusterOptions.maxAllowedZoom)
+    }
 
     /// Supercluster options as GL JS derives them: tile extent 8192, radius scaled from 512 px.
     public var superclusterOptions: SuperclusterOptions {
@@ -162,10 +164,13 @@ public final class SourceSnapshot: Sendable {
         if options.cluster {
             let input = indexed.count == features.count ? features : indexed.map { features[$0] }
             do {
-                clusters = try Supercluster(features: input, options: options.superclusterOptions,
-                                            clusterProperties: options.clusterProperties)
+                clusters = try Supercluster(
+                    features: input, options: options.superclusterOptions,
+                    clusterProperties: options.clusterProperties)
             } catch let e where e.code == .unsupported {
-                throw MapCoreError(.unsupported, e.message + " Turn clustering off or remove non-point features.", location: e.location)
+                throw MapCoreError(
+                    .unsupported, e.message + " Turn clustering off or remove non-point features.", location: e.location
+                )
             }
         } else {
             clusters = nil
@@ -177,15 +182,21 @@ public final class SourceSnapshot: Sendable {
     }
 
     public func requireClusters() throws(MapCoreError) -> Supercluster {
-        guard let clusters else { throw MapCoreError(.notFound, "The source does not cluster (option cluster is false): it has no cluster ids.") }
+        guard let clusters else {
+            throw MapCoreError(
+                .notFound, "The source does not cluster (option cluster is false): it has no cluster ids.")
+        }
         return clusters
     }
 
     /// Clusters and points in the box at a zoom; without clustering, the indexed features whose
     /// own box intersects it.
-    public func clusterItemsJSON(west: Double, south: Double, east: Double, north: Double, zoom: Double, pretty: Bool = false) throws(MapCoreError) -> [UInt8] {
+    public func clusterItemsJSON(
+        west: Double, south: Double, east: Double, north: Double, zoom: Double, pretty: Bool = false
+    ) throws(MapCoreError) -> [UInt8] {
         if let clusters {
-            return clusters.featureCollection(try clusters.clusters(west: west, south: south, east: east, north: north, zoom: zoom), pretty: pretty)
+            return clusters.featureCollection(
+                try clusters.clusters(west: west, south: south, east: east, north: north, zoom: zoom), pretty: pretty)
         }
         guard west.isFinite, south.isFinite, east.isFinite, north.isFinite, !zoom.isNaN else {
             throw MapCoreError(.invalidArgument, "The bounding box and zoom must be numbers.")
@@ -214,7 +225,9 @@ public final class DataSource: @unchecked Sendable {
     public var snapshot: SourceSnapshot { publishLock.withLock { current } }
 
     /// Builds and publishes the next state from the current one; on error nothing changes.
-    private func update(_ change: (SourceSnapshot, inout Int64) throws(MapCoreError) -> (DataSourceOptions, [Feature])) throws(MapCoreError) {
+    private func update(
+        _ change: (SourceSnapshot, inout Int64) throws(MapCoreError) -> (DataSourceOptions, [Feature])
+    ) throws(MapCoreError) {
         try writeLock.withLock { () throws(MapCoreError) in
             let base = snapshot
             var nextID = nextGeneratedID
@@ -227,7 +240,9 @@ public final class DataSource: @unchecked Sendable {
 
     /// Features of a GeoJSON value as the source stores them: a bare geometry becomes a feature,
     /// ids are promoted or generated.
-    private static func prepare(_ value: GeoJSON, _ options: DataSourceOptions, _ nextID: inout Int64) throws(MapCoreError) -> [Feature] {
+    private static func prepare(
+        _ value: GeoJSON, _ options: DataSourceOptions, _ nextID: inout Int64
+    ) throws(MapCoreError) -> [Feature] {
         var features: [Feature]
         switch value {
         case .geometry(let g): features = [Feature(geometry: g, properties: JSONObject())]

@@ -14,12 +14,14 @@ public enum Fetch {
             var rest = Substring(location.dropFirst("file://".count))
             if rest.lowercased().hasPrefix("localhost/") { rest = rest.dropFirst("localhost".count) }
             guard rest.hasPrefix("/") else {
-                throw MapCoreError(.invalidArgument, "A file:// URL needs an absolute path (file:///path); got \(location).")
+                throw MapCoreError(
+                    .invalidArgument, "A file:// URL needs an absolute path (file:///path); got \(location).")
             }
             return try FileIO.read(path: try percentDecoded(rest))
         }
         if let scheme = lower.split(separator: "/", maxSplits: 1).first, scheme.hasSuffix(":") {
-            throw MapCoreError(.unsupported, "Unsupported URL scheme in \(location): use a path, file://, http:// or https://.")
+            throw MapCoreError(
+                .unsupported, "Unsupported URL scheme in \(location): use a path, file://, http:// or https://.")
         }
         return try FileIO.read(path: location)
     }
@@ -69,13 +71,17 @@ public enum Fetch {
                     let body = Unmanaged<Body>.fromOpaque(context).takeUnretainedValue()
                     let n = size * count
                     guard body.bytes.count + n <= Fetch.maxBytes else { body.tooLarge = true; return 0 }
-                    data.withMemoryRebound(to: UInt8.self, capacity: n) { body.bytes.append(contentsOf: UnsafeBufferPointer(start: $0, count: n)) }
+                    data.withMemoryRebound(to: UInt8.self, capacity: n) {
+                        body.bytes.append(contentsOf: UnsafeBufferPointer(start: $0, count: n))
+                    }
                     return n
                 }
                 return curl_easy_perform(h)
             }
         }
-        guard !body.tooLarge else { throw MapCoreError(.limit, "\(url): the response is larger than \(maxBytes) bytes.") }
+        guard !body.tooLarge else {
+            throw MapCoreError(.limit, "\(url): the response is larger than \(maxBytes) bytes.")
+        }
         guard code == CURLE_OK else {
             let detail = String(decoding: errorText.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             let reason = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail

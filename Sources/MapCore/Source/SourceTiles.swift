@@ -66,7 +66,8 @@ extension SourceSnapshot {
     /// tile or it has no features.
     public func tileMVT(z: Int, x: Int, y: Int, layer: String) throws(MapCoreError) -> [UInt8] {
         guard let features = try tile(z: z, x: x, y: y), !features.isEmpty else { return [] }
-        return VectorTileEncoder.encode(layer: layer, extent: SourceTiling.extent, features: features,
-                                        version: options.tileCompatibility.mvtVersion)
+        return VectorTileEncoder.encode(
+            layer: layer, extent: SourceTiling.extent, features: features,
+            version: options.tileCompatibility.mvtVersion)
     }
 }

@@ -19,10 +19,12 @@ final class GEOSSession {
         guard let h = GEOS_init_r() else { return nil }
         handle = h
         let me = Unmanaged.passUnretained(self).toOpaque()
-        GEOSContext_setErrorMessageHandler_r(h, { message, user in
-            guard let message, let user else { return }
-            Unmanaged<GEOSSession>.fromOpaque(user).takeUnretainedValue().lastMessage = String(cString: message)
-        }, me)
+        GEOSContext_setErrorMessageHandler_r(
+            h,
+            { message, user in
+                guard let message, let user else { return }
+                Unmanaged<GEOSSession>.fromOpaque(user).takeUnretainedValue().lastMessage = String(cString: message)
+            }, me)
         GEOSContext_setNoticeMessageHandler_r(h, { _, _ in }, nil)
     }
 
@@ -59,9 +61,15 @@ final class GEOSSession {
         deinit { if let pointer { GEOSGeom_destroy_r(session.handle, pointer) } }
     }
 
-    private func sequence(_ xy: UnsafeBufferPointer<Double>, _ range: Range<Int>, transform: (Double, Double) -> (Double, Double)) throws(MapCoreError) -> OpaquePointer {
-        guard range.count <= Int(UInt32.max) else { throw MapCoreError(.limit, "GEOS takes at most \(UInt32.max) positions per part.") }
-        guard let seq = GEOSCoordSeq_create_r(handle, UInt32(range.count), 2) else { throw failure("coordinate sequence") }
+    private func sequence(
+        _ xy: UnsafeBufferPointer<Double>, _ range: Range<Int>, transform: (Double, Double) -> (Double, Double)
+    ) throws(MapCoreError) -> OpaquePointer {
+        guard range.count <= Int(UInt32.max) else {
+            throw MapCoreError(.limit, "GEOS takes at most \(UInt32.max) positions per part.")
+        }
+        guard let seq = GEOSCoordSeq_create_r(handle, UInt32(range.count), 2) else {
+            throw failure("coordinate sequence")
+        }
         for (k, i) in range.enumerated() {
             let (x, y) = transform(xy[2 * i], xy[2 * i + 1])
             GEOSCoordSeq_setXY_r(handle, seq, UInt32(truncatingIfNeeded: k), x, y)
@@ -93,14 +101,22 @@ final class GEOSSession {
                     for h in holes { if let h { GEOSGeom_destroy_r(handle, h) } }
                     throw error
                 }
-                guard let p = holes.withUnsafeMutableBufferPointer({ GEOSGeom_createPolygon_r(handle, shell, $0.baseAddress, UInt32(truncatingIfNeeded: $0.count)) }) else {
+                guard
+                    let p = holes.withUnsafeMutableBufferPointer({
+                        GEOSGeom_createPolygon_r(handle, shell, $0.baseAddress, UInt32(truncatingIfNeeded: $0.count))
+                    })
+                else {
                     throw failure("polygon")
                 }
                 return p
             }
             func collection(_ type: Int32, _ parts: [OpaquePointer?]) throws(MapCoreError) -> OpaquePointer {
                 var parts = parts
-                guard let c = parts.withUnsafeMutableBufferPointer({ GEOSGeom_createCollection_r(handle, type, $0.baseAddress, UInt32(truncatingIfNeeded: $0.count)) }) else {
+                guard
+                    let c = parts.withUnsafeMutableBufferPointer({
+                        GEOSGeom_createCollection_r(handle, type, $0.baseAddress, UInt32(truncatingIfNeeded: $0.count))
+                    })
+                else {
                     throw failure("collection")
                 }
                 return c
@@ -115,7 +131,9 @@ final class GEOSSession {
             let made: OpaquePointer?
             switch g.type {
             case .point:
-                if n == 0 { made = GEOSGeom_createEmptyPoint_r(handle) } else {
+                if n == 0 {
+                    made = GEOSGeom_createEmptyPoint_r(handle)
+                } else {
                     let (x, y) = transform(xy[0], xy[1])
                     made = GEOSGeom_createPointFromXY_r(handle, x, y)
                 }
@@ -130,7 +148,9 @@ final class GEOSSession {
                 made = GEOSGeom_createLineString_r(handle, try sequence(xy, 0..<n, transform: transform))
             case .multiLineString:
                 var parts: [OpaquePointer?] = []
-                for r in partRanges() { parts.append(GEOSGeom_createLineString_r(handle, try sequence(xy, r, transform: transform))) }
+                for r in partRanges() {
+                    parts.append(GEOSGeom_createLineString_r(handle, try sequence(xy, r, transform: transform)))
+                }
                 made = try collection(Int32(GEOS_MULTILINESTRING.rawValue), parts)
             case .polygon:
                 made = try polygon(partRanges())
@@ -155,7 +175,9 @@ final class GEOSSession {
 
     func distance(_ a: Geom, _ b: Geom) throws(MapCoreError) -> Double {
         var d = 0.0
-        guard let pa = a.pointer, let pb = b.pointer, GEOSDistance_r(handle, pa, pb, &d) == 1 else { throw failure("distance") }
+        guard let pa = a.pointer, let pb = b.pointer, GEOSDistance_r(handle, pa, pb, &d) == 1 else {
+            throw failure("distance")
+        }
         return d
     }
 
@@ -170,14 +192,18 @@ final class GEOSSession {
 enum GEOSSessions {
     nonisolated(unsafe) private static var free: [GEOSSession] = []
     nonisolated(unsafe) private static var lock = pthread_mutex_t()
-    private static let ready: Bool = { pthread_mutex_init(&lock, nil); return true }()
+    private static let ready: Bool = {
+        pthread_mutex_init(&lock, nil); return true
+    }()
 
     static func with<T>(_ body: (GEOSSession) throws(MapCoreError) -> T) throws(MapCoreError) -> T {
         _ = ready
         pthread_mutex_lock(&lock)
         let reused = free.popLast()
         pthread_mutex_unlock(&lock)
-        guard let session = reused ?? GEOSSession() else { throw MapCoreError(.outOfMemory, "Could not create a GEOS context.") }
+        guard let session = reused ?? GEOSSession() else {
+            throw MapCoreError(.outOfMemory, "Could not create a GEOS context.")
+        }
         defer {
             pthread_mutex_lock(&lock)
             if free.count < 64 { free.append(session) }
@@ -204,18 +230,23 @@ final class PreparedShapePool: @unchecked Sendable {
 
         /// Whether every point of `g` (positions mapped by `transform`) lies in the interior of
         /// the prepared shape (GEOS's prepared `containsProperly`); an empty `g` is not.
-        func containsProperly(_ g: Geometry, transform: (Double, Double) -> (Double, Double))
-            throws(MapCoreError) -> Bool {
+        func containsProperly(
+            _ g: Geometry, transform: (Double, Double) -> (Double, Double)
+        )
+            throws(MapCoreError) -> Bool
+        {
             let geom = try session.make(g, transform: transform)
             guard let p = geom.pointer else { return false }
-            return try session.predicate(GEOSPreparedContainsProperly_r(session.handle, prepared, p), "containsProperly")
+            return try session.predicate(
+                GEOSPreparedContainsProperly_r(session.handle, prepared, p), "containsProperly")
         }
 
         /// `containsProperly` for one point.
         func containsProperly(_ x: Double, _ y: Double) throws(MapCoreError) -> Bool {
             guard let p = GEOSGeom_createPointFromXY_r(session.handle, x, y) else { throw session.failure("point") }
             defer { GEOSGeom_destroy_r(session.handle, p) }
-            return try session.predicate(GEOSPreparedContainsProperly_r(session.handle, prepared, p), "containsProperly")
+            return try session.predicate(
+                GEOSPreparedContainsProperly_r(session.handle, prepared, p), "containsProperly")
         }
     }
 
@@ -234,9 +265,13 @@ final class PreparedShapePool: @unchecked Sendable {
         var entry = free.popLast()
         pthread_mutex_unlock(&lock)
         if entry == nil {
-            guard let session = GEOSSession() else { throw MapCoreError(.outOfMemory, "Could not create a GEOS context.") }
+            guard let session = GEOSSession() else {
+                throw MapCoreError(.outOfMemory, "Could not create a GEOS context.")
+            }
             let shape = try build(session)
-            guard let p = shape.pointer, let prepared = GEOSPrepare_r(session.handle, p) else { throw session.failure("prepare") }
+            guard let p = shape.pointer, let prepared = GEOSPrepare_r(session.handle, p) else {
+                throw session.failure("prepare")
+            }
             entry = Entry(session: session, shape: shape, prepared: prepared)
         }
         guard let entry else { throw MapCoreError(.internalError, "No GEOS entry.") }

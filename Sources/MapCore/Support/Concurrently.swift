@@ -19,11 +19,14 @@ func runConcurrently(_ first: () -> Void, _ second: () -> Void) {
 func startThread(_ body: @escaping () -> Void) -> pthread_t? {
     let context = Unmanaged.passRetained(ThreadWork(body)).toOpaque()
     var thread = pthread_t()
-    let started = pthread_create(&thread, nil, { context in
-        guard let context else { return nil }
-        Unmanaged<ThreadWork>.fromOpaque(context).takeRetainedValue().run()
-        return nil
-    }, context) == 0
+    let started =
+        pthread_create(
+            &thread, nil,
+            { context in
+                guard let context else { return nil }
+                Unmanaged<ThreadWork>.fromOpaque(context).takeRetainedValue().run()
+                return nil
+            }, context) == 0
     guard started else {
         Unmanaged<ThreadWork>.fromOpaque(context).release()
         return nil

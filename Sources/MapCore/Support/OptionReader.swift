@@ -11,7 +11,9 @@ struct OptionReader {
     init(_ json: JSONValue, of subject: String) throws(MapCoreError) {
         self.subject = subject
         guard case .object(let o) = json else {
-            throw MapCoreError(.invalidArgument, "\(subject.prefix(1).uppercased())\(subject.dropFirst()) options must be a JSON object.")
+            throw MapCoreError(
+                .invalidArgument,
+                "\(subject.prefix(1).uppercased())\(subject.dropFirst()) options must be a JSON object.")
         }
         members = o.map { (key: $0.key, value: $0.value) }
     }
@@ -50,7 +52,9 @@ struct OptionReader {
     }
 
     /// A string, or nil for JSON null.
-    func stringOrNull(_ key: String, _ v: JSONValue, _ what: String = "a string or null") throws(MapCoreError) -> String? {
+    func stringOrNull(
+        _ key: String, _ v: JSONValue, _ what: String = "a string or null"
+    ) throws(MapCoreError) -> String? {
         if v == .null { return nil }
         guard let s = v.stringValue else { throw bad(key, what) }
         return s

@@ -5,8 +5,10 @@
 enum Clip {
     /// The parts of `features` between k1/scale and k2/scale on `axis` (0 x, 1 y); nil when none.
     /// `minAll`/`maxAll` bound every feature on that axis, for the trivial cases.
-    static func clip(_ features: [ProjectedFeature], scale: Double, _ k1: Double, _ k2: Double, axis: Int,
-                     minAll: Double, maxAll: Double, lineMetrics: Bool) -> [ProjectedFeature]? {
+    static func clip(
+        _ features: [ProjectedFeature], scale: Double, _ k1: Double, _ k2: Double, axis: Int,
+        minAll: Double, maxAll: Double, lineMetrics: Bool
+    ) -> [ProjectedFeature]? {
         let k1 = k1 / scale, k2 = k2 / scale
         if minAll >= k1 && maxAll < k2 { return features }
         if maxAll < k1 || minAll >= k2 { return nil }
@@ -23,16 +25,20 @@ enum Clip {
             case .points(let c):
                 let kept = clipPoints(c, k1, k2, axis)
                 guard !kept.isEmpty else { continue }
-                clipped.append(ProjectedFeature(id: feature.id, kind: kept.count == 3 ? .point : .multiPoint,
-                                                geometry: .points(kept), tags: feature.tags))
+                clipped.append(
+                    ProjectedFeature(
+                        id: feature.id, kind: kept.count == 3 ? .point : .multiPoint,
+                        geometry: .points(kept), tags: feature.tags))
             case .line(let line):
                 var parts: [ProjectedLine] = []
                 clipLine(line, into: &parts, k1, k2, axis, polygon: false, trackMetrics: lineMetrics)
                 guard !parts.isEmpty else { continue }
                 if lineMetrics {
                     for part in parts {
-                        clipped.append(ProjectedFeature(id: feature.id, kind: .lineString, geometry: .line(part),
-                                                        tags: feature.tags))
+                        clipped.append(
+                            ProjectedFeature(
+                                id: feature.id, kind: .lineString, geometry: .line(part),
+                                tags: feature.tags))
                     }
                 } else {
                     clipped.append(lines(parts, of: feature))
@@ -44,9 +50,12 @@ enum Clip {
                     clipLine(line, into: &parts, k1, k2, axis, polygon: polygon, trackMetrics: false)
                 }
                 guard !parts.isEmpty else { continue }
-                clipped.append(polygon ? ProjectedFeature(id: feature.id, kind: .polygon, geometry: .lines(parts),
-                                                          tags: feature.tags)
-                                       : self.lines(parts, of: feature))
+                clipped.append(
+                    polygon
+                        ? ProjectedFeature(
+                            id: feature.id, kind: .polygon, geometry: .lines(parts),
+                            tags: feature.tags)
+                        : self.lines(parts, of: feature))
             case .polygons(let polygons):
                 var kept: [[ProjectedLine]] = []
                 for polygon in polygons {
@@ -57,8 +66,10 @@ enum Clip {
                     if !rings.isEmpty { kept.append(rings) }
                 }
                 guard !kept.isEmpty else { continue }
-                clipped.append(ProjectedFeature(id: feature.id, kind: .multiPolygon, geometry: .polygons(kept),
-                                                tags: feature.tags))
+                clipped.append(
+                    ProjectedFeature(
+                        id: feature.id, kind: .multiPolygon, geometry: .polygons(kept),
+                        tags: feature.tags))
             }
         }
         return clipped.isEmpty ? nil : clipped
@@ -89,14 +100,18 @@ enum Clip {
 
     /// geojson-vt's `clipLine`: the runs of `line` inside the stripe, appended to `out`. A line
     /// is cut where it leaves the stripe; a ring stays one run, closed again if clipping opened it.
-    static func clipLine(_ line: ProjectedLine, into out: inout [ProjectedLine], _ k1: Double, _ k2: Double,
-                         _ axis: Int, polygon: Bool, trackMetrics: Bool) {
+    static func clipLine(
+        _ line: ProjectedLine, into out: inout [ProjectedLine], _ k1: Double, _ k2: Double,
+        _ axis: Int, polygon: Bool, trackMetrics: Bool
+    ) {
         let g = line.coords
         var slice = ProjectedLine(metricsOf: line)
         var len = line.start
         var segLen = 0.0, t = 0.0
-        @inline(__always) func intersect(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double,
-                                         _ k: Double) -> Double {
+        @inline(__always) func intersect(
+            _ ax: Double, _ ay: Double, _ bx: Double, _ by: Double,
+            _ k: Double
+        ) -> Double {
             if axis == 0 {
                 let t = (k - ax) / (bx - ax)
                 slice.append(k, ay + (by - ay) * t, 1)

@@ -26,8 +26,10 @@ enum Convert {
         let options: TilingOptions
         let sqTolerance: Double
 
-        func convert(_ geometry: Geometry?, id: JSONValue?, properties: JSONObject?, index: Int?,
-                     into out: inout [ProjectedFeature]) {
+        func convert(
+            _ geometry: Geometry?, id: JSONValue?, properties: JSONObject?, index: Int?,
+            into out: inout [ProjectedFeature]
+        ) {
             guard let g = geometry else { return }
             var id = id
             if let key = options.promoteId {
@@ -50,7 +52,9 @@ enum Convert {
             }
             func parts() -> [Range<Int>] {
                 var start = 0
-                return g.partEnds.map { end in defer { start = end }; return start..<end }
+                return g.partEnds.map { end in
+                    defer { start = end }; return start..<end
+                }
             }
             switch g.type {
             case .point, .multiPoint:
@@ -64,9 +68,14 @@ enum Convert {
                 let kind: ProjectedKind = g.type == .point ? .point : .multiPoint
                 out.append(ProjectedFeature(id: id, kind: kind, geometry: .points(c), tags: properties))
             case .lineString:
-                out.append(ProjectedFeature(id: id, kind: .lineString, geometry: .line(line(0..<g.positionCount,
-                                                                                              polygon: false)),
-                                            tags: properties))
+                out.append(
+                    ProjectedFeature(
+                        id: id, kind: .lineString,
+                        geometry: .line(
+                            line(
+                                0..<g.positionCount,
+                                polygon: false)),
+                        tags: properties))
             case .multiLineString:
                 let lines = parts().map { line($0, polygon: false) }
                 if options.lineMetrics {
@@ -75,13 +84,17 @@ enum Convert {
                         out.append(ProjectedFeature(id: id, kind: .lineString, geometry: .line(l), tags: properties))
                     }
                 } else {
-                    out.append(ProjectedFeature(id: id, kind: .multiLineString, geometry: .lines(lines),
-                                                tags: properties))
+                    out.append(
+                        ProjectedFeature(
+                            id: id, kind: .multiLineString, geometry: .lines(lines),
+                            tags: properties))
                 }
             case .polygon:
-                out.append(ProjectedFeature(id: id, kind: .polygon,
-                                            geometry: .lines(parts().map { line($0, polygon: true) }),
-                                            tags: properties))
+                out.append(
+                    ProjectedFeature(
+                        id: id, kind: .polygon,
+                        geometry: .lines(parts().map { line($0, polygon: true) }),
+                        tags: properties))
             case .multiPolygon:
                 let rings = parts()
                 var polygons: [[ProjectedLine]] = []
@@ -91,8 +104,10 @@ enum Convert {
                     polygons.append(first < upper ? rings[first..<upper].map { line($0, polygon: true) } : [])
                     first = max(first, upper)
                 }
-                out.append(ProjectedFeature(id: id, kind: .multiPolygon, geometry: .polygons(polygons),
-                                            tags: properties))
+                out.append(
+                    ProjectedFeature(
+                        id: id, kind: .multiPolygon, geometry: .polygons(polygons),
+                        tags: properties))
             case .geometryCollection:
                 return
             }

@@ -11,8 +11,10 @@ enum Simplify {
     /// the middle in array offsets (three per vertex) from the range's start; geojson-vt-cpp
     /// 6.6.5, which MapLibre Native vendors, in vertex indexes from the range's length alone
     /// (`mid = (last - first) >> 1`, fixed after 6.6.5). They differ only between equal distances.
-    static func mark(_ coords: inout [Double], first: Int, last: Int, sqTolerance: Double,
-                     tieBreak: TilingOptions.Compatibility = .geojsonVT) {
+    static func mark(
+        _ coords: inout [Double], first: Int, last: Int, sqTolerance: Double,
+        tieBreak: TilingOptions.Compatibility = .geojsonVT
+    ) {
         var stack = [(first, last)]
         let cpp = tieBreak == .maplibreNative
         coords.withUnsafeMutableBufferPointer { c in
@@ -48,8 +50,10 @@ enum Simplify {
     }
 
     /// Squared distance from (px, py) to the segment (x, y)-(bx, by), as geojson-vt computes it.
-    @inline(__always) static func squaredSegmentDistance(_ px: Double, _ py: Double, _ ax: Double, _ ay: Double,
-                                                         _ bx: Double, _ by: Double) -> Double {
+    @inline(__always) static func squaredSegmentDistance(
+        _ px: Double, _ py: Double, _ ax: Double, _ ay: Double,
+        _ bx: Double, _ by: Double
+    ) -> Double {
         var x = ax, y = ay
         var dx = bx - x, dy = by - y
         if dx != 0 || dy != 0 {

@@ -81,8 +81,10 @@ final class IndexedTile {
 
     /// Keeps the vertices important at this tolerance; drops a line shorter than the tolerance
     /// and a ring smaller than its square, counting their points.
-    private func addLine(_ result: inout [[Double]], _ line: ProjectedLine, tolerance: Double, polygon: Bool,
-                         outer: Bool) {
+    private func addLine(
+        _ result: inout [[Double]], _ line: ProjectedLine, tolerance: Double, polygon: Bool,
+        outer: Bool
+    ) {
         let sqTolerance = tolerance * tolerance
         let count = line.coords.count / 3
         if tolerance > 0 && line.size < (polygon ? sqTolerance : tolerance) {

@@ -50,22 +50,28 @@ public final class TileIndex: @unchecked Sendable {
             tile.source = nil
             if features.isEmpty { continue }
             let z2 = Double(1 << z), fx = Double(x), fy = Double(y)
-            let left = Clip.clip(features, scale: z2, fx - k1, fx + k3, axis: 0, minAll: tile.minX, maxAll: tile.maxX,
-                                 lineMetrics: lm)
-            let right = Clip.clip(features, scale: z2, fx + k2, fx + k4, axis: 0, minAll: tile.minX,
-                                  maxAll: tile.maxX, lineMetrics: lm)
+            let left = Clip.clip(
+                features, scale: z2, fx - k1, fx + k3, axis: 0, minAll: tile.minX, maxAll: tile.maxX,
+                lineMetrics: lm)
+            let right = Clip.clip(
+                features, scale: z2, fx + k2, fx + k4, axis: 0, minAll: tile.minX,
+                maxAll: tile.maxX, lineMetrics: lm)
             var tl: [ProjectedFeature]?, bl: [ProjectedFeature]?, tr: [ProjectedFeature]?, br: [ProjectedFeature]?
             if let left {
-                tl = Clip.clip(left, scale: z2, fy - k1, fy + k3, axis: 1, minAll: tile.minY, maxAll: tile.maxY,
-                               lineMetrics: lm)
-                bl = Clip.clip(left, scale: z2, fy + k2, fy + k4, axis: 1, minAll: tile.minY, maxAll: tile.maxY,
-                               lineMetrics: lm)
+                tl = Clip.clip(
+                    left, scale: z2, fy - k1, fy + k3, axis: 1, minAll: tile.minY, maxAll: tile.maxY,
+                    lineMetrics: lm)
+                bl = Clip.clip(
+                    left, scale: z2, fy + k2, fy + k4, axis: 1, minAll: tile.minY, maxAll: tile.maxY,
+                    lineMetrics: lm)
             }
             if let right {
-                tr = Clip.clip(right, scale: z2, fy - k1, fy + k3, axis: 1, minAll: tile.minY, maxAll: tile.maxY,
-                               lineMetrics: lm)
-                br = Clip.clip(right, scale: z2, fy + k2, fy + k4, axis: 1, minAll: tile.minY, maxAll: tile.maxY,
-                               lineMetrics: lm)
+                tr = Clip.clip(
+                    right, scale: z2, fy - k1, fy + k3, axis: 1, minAll: tile.minY, maxAll: tile.maxY,
+                    lineMetrics: lm)
+                br = Clip.clip(
+                    right, scale: z2, fy + k2, fy + k4, axis: 1, minAll: tile.minY, maxAll: tile.maxY,
+                    lineMetrics: lm)
             }
             stack.append((tl ?? [], z + 1, 2 * x, 2 * y))
             stack.append((bl ?? [], z + 1, 2 * x, 2 * y + 1))
@@ -106,7 +112,8 @@ public final class TileIndex: @unchecked Sendable {
     /// no bytes where there is no tile or it has no features.
     public func mvt(z: Int, x: Int, y: Int, layer: String) -> [UInt8] {
         guard let features = tile(z: z, x: x, y: y), !features.isEmpty else { return [] }
-        return VectorTileEncoder.encode(layer: layer, extent: Int(options.extent), features: features,
-                                        version: options.compatibility.mvtVersion)
+        return VectorTileEncoder.encode(
+            layer: layer, extent: Int(options.extent), features: features,
+            version: options.compatibility.mvtVersion)
     }
 }

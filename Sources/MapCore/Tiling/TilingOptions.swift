@@ -79,7 +79,8 @@ public struct TilingOptions: Sendable, Equatable {
             throw MapCoreError(.invalidArgument, "Options promoteId and generateId cannot be used together.")
         }
         guard extent.isFinite, extent > 0, buffer.isFinite, buffer >= 0, tolerance.isFinite, tolerance >= 0 else {
-            throw MapCoreError(.invalidArgument, "Options extent, buffer and tolerance must be finite, extent positive.")
+            throw MapCoreError(
+                .invalidArgument, "Options extent, buffer and tolerance must be finite, extent positive.")
         }
     }
 

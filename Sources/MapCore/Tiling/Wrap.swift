@@ -7,11 +7,14 @@ enum Wrap {
         let buffer = options.buffer / options.extent
         let lm = options.lineMetrics
         let left = Clip.clip(features, scale: 1, -1 - buffer, buffer, axis: 0, minAll: -1, maxAll: 2, lineMetrics: lm)
-        let right = Clip.clip(features, scale: 1, 1 - buffer, 2 + buffer, axis: 0, minAll: -1, maxAll: 2,
-                              lineMetrics: lm)
+        let right = Clip.clip(
+            features, scale: 1, 1 - buffer, 2 + buffer, axis: 0, minAll: -1, maxAll: 2,
+            lineMetrics: lm)
         guard left != nil || right != nil else { return features }
-        var merged = Clip.clip(features, scale: 1, -buffer, 1 + buffer, axis: 0, minAll: -1, maxAll: 2,
-                               lineMetrics: lm) ?? []
+        var merged =
+            Clip.clip(
+                features, scale: 1, -buffer, 1 + buffer, axis: 0, minAll: -1, maxAll: 2,
+                lineMetrics: lm) ?? []
         if let left { merged = shifted(left, by: 1) + merged }
         if let right { merged += shifted(right, by: -1) }
         return merged

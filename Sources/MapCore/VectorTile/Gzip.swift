@@ -14,7 +14,9 @@ public enum Gzip {
 
     /// Inflates gzip (or zlib) data; more than `limit` bytes out is `MapCoreError(.limit)`,
     /// corrupt or truncated data `MapCoreError(.parse)`.
-    public static func inflate(_ bytes: UnsafeRawBufferPointer, limit: Int = defaultLimit) throws(MapCoreError) -> [UInt8] {
+    public static func inflate(
+        _ bytes: UnsafeRawBufferPointer, limit: Int = defaultLimit
+    ) throws(MapCoreError) -> [UInt8] {
         guard let base = bytes.baseAddress, bytes.count <= Int(UInt32.max) else {
             if bytes.isEmpty { throw MapCoreError(.parse, "Invalid gzip data: empty.") }
             throw MapCoreError(.limit, "Compressed data larger than 4 GiB.")

@@ -156,5 +156,7 @@ struct ProtobufWriter {
     }
 
     @inline(__always) static func zigzag(_ v: Int64) -> UInt64 { UInt64(bitPattern: (v << 1) ^ (v >> 63)) }
-    @inline(__always) static func unzigzag(_ v: UInt64) -> Int64 { Int64(bitPattern: v >> 1) ^ -Int64(bitPattern: v & 1) }
+    @inline(__always) static func unzigzag(_ v: UInt64) -> Int64 {
+        Int64(bitPattern: v >> 1) ^ -Int64(bitPattern: v & 1)
+    }
 }

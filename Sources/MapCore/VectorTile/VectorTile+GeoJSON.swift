@@ -8,7 +8,8 @@ extension VectorTile {
     public func geoJSON(tile: (z: Int, x: Int, y: Int)?, pretty: Bool = false) throws(MapCoreError) -> [UInt8] {
         if let t = tile {
             guard (0...30).contains(t.z), (0..<(1 << t.z)).contains(t.x), (0..<(1 << t.z)).contains(t.y) else {
-                throw MapCoreError(.invalidArgument, "Tile \(t.z)/\(t.x)/\(t.y) is not a tile: z in 0...30, x and y in 0..<2^z.")
+                throw MapCoreError(
+                    .invalidArgument, "Tile \(t.z)/\(t.x)/\(t.y) is not a tile: z in 0...30, x and y in 0..<2^z.")
             }
         }
         var w = JSONWriter(pretty: pretty, reserve: 1024)
@@ -38,8 +39,10 @@ extension VectorTile {
         return w.bytes
     }
 
-    private func write(_ f: VectorTileFeature, extent: Double, tile: (z: Int, x: Int, y: Int)?,
-                       into w: inout JSONWriter) throws(MapCoreError) {
+    private func write(
+        _ f: VectorTileFeature, extent: Double, tile: (z: Int, x: Int, y: Int)?,
+        into w: inout JSONWriter
+    ) throws(MapCoreError) {
         let rings = try f.rings()
         w.openObject()
         w.key("type"); w.writeString("Feature")
@@ -80,18 +83,26 @@ extension VectorTile {
             if points.count == 1 {
                 geometry("Point") { position(points[0]) }
             } else {
-                geometry("MultiPoint") { w.openArray(); for p in points { w.element(); position(p) }; w.closeArray() }
+                geometry("MultiPoint") {
+                    w.openArray(); for p in points { w.element(); position(p) }; w.closeArray()
+                }
             }
         case 2:
             if rings.count == 1 {
-                geometry("LineString") { w.openArray(); for p in rings[0] { w.element(); position(p) }; w.closeArray() }
+                geometry("LineString") {
+                    w.openArray(); for p in rings[0] { w.element(); position(p) }; w.closeArray()
+                }
             } else {
-                geometry("MultiLineString") { w.openArray(); for r in rings { line(r) }; w.closeArray() }
+                geometry("MultiLineString") {
+                    w.openArray(); for r in rings { line(r) }; w.closeArray()
+                }
             }
         case 3:
             let polygons = Self.classifyRings(rings)
             if polygons.count == 1 {
-                geometry("Polygon") { w.openArray(); for r in polygons[0] { line(r) }; w.closeArray() }
+                geometry("Polygon") {
+                    w.openArray(); for r in polygons[0] { line(r) }; w.closeArray()
+                }
             } else {
                 geometry("MultiPolygon") {
                     w.openArray()

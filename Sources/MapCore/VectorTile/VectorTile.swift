@@ -24,8 +24,11 @@ public struct VectorTile: Sendable {
 
 extension VectorTile {
     /// Decodes MVT bytes, inflating them first when they are gzip data (at most `limit` bytes).
-    public init(decodingMaybeCompressed bytes: UnsafeRawBufferPointer, limit: Int = Gzip.defaultLimit)
-        throws(MapCoreError) {
+    public init(
+        decodingMaybeCompressed bytes: UnsafeRawBufferPointer, limit: Int = Gzip.defaultLimit
+    )
+        throws(MapCoreError)
+    {
         guard Gzip.isCompressed(bytes) else {
             try self.init(decoding: bytes)
             return
@@ -138,7 +141,9 @@ public struct VectorTileFeature: Sendable {
         var i = 0
         while i < tags.count {
             let k = Int(tags[i]), v = Int(tags[i + 1])
-            guard k < keys.count else { throw ProtobufReader.error("key index \(k) of \(keys.count) in layer \(layer)") }
+            guard k < keys.count else {
+                throw ProtobufReader.error("key index \(k) of \(keys.count) in layer \(layer)")
+            }
             guard v < values.count else {
                 throw ProtobufReader.error("value index \(v) of \(values.count) in layer \(layer)")
             }

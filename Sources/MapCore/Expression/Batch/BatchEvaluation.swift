@@ -31,17 +31,25 @@ private let maxKernelDepth = 8
 /// Computes rows `start ..< start + count`: writes lane values at 0..<count and clears `ok[j]`
 /// (to 0) for each row it cannot decide; it never sets it back. Flags and booleans are bytes
 /// (1 or 0), so lanes combine with `&` and `|`, which vectorise where `&&` would branch.
-private typealias NumberKernel = (_ start: Int, _ count: Int, _ out: UnsafeMutablePointer<Double>, _ ok: UnsafeMutablePointer<UInt8>) -> Void
-private typealias BoolKernel = (_ start: Int, _ count: Int, _ out: UnsafeMutablePointer<UInt8>, _ ok: UnsafeMutablePointer<UInt8>) -> Void
+private typealias NumberKernel = (
+    _ start: Int, _ count: Int, _ out: UnsafeMutablePointer<Double>, _ ok: UnsafeMutablePointer<UInt8>
+) -> Void
+private typealias BoolKernel = (
+    _ start: Int, _ count: Int, _ out: UnsafeMutablePointer<UInt8>, _ ok: UnsafeMutablePointer<UInt8>
+) -> Void
 /// Four floats per row.
-private typealias ColorKernel = (_ start: Int, _ count: Int, _ out: UnsafeMutablePointer<Float>, _ ok: UnsafeMutablePointer<UInt8>) -> Void
+private typealias ColorKernel = (
+    _ start: Int, _ count: Int, _ out: UnsafeMutablePointer<Float>, _ ok: UnsafeMutablePointer<UInt8>
+) -> Void
 
 extension StyleExpression {
     /// Evaluates against every feature of `table`, with `context` supplying everything but the
     /// feature. `errors[i]` (when given) is set to 0 for a result and 1 for a failed evaluation
     /// or a result of another type (colors also accept strings that parse as colors).
-    public func evaluate(over table: FeatureTable, context: EvaluationContext, into output: BatchOutput,
-                         errors: UnsafeMutablePointer<UInt8>?) {
+    public func evaluate(
+        over table: FeatureTable, context: EvaluationContext, into output: BatchOutput,
+        errors: UnsafeMutablePointer<UInt8>?
+    ) {
         let builder = KernelBuilder(table: table, context: context)
         var ctx = context
         let features = table.features
@@ -64,8 +72,11 @@ extension StyleExpression {
                 case .string(let s)?: color = Color.parse(s)
                 default: break
                 }
-                if let c = color { BatchOutput.write(c, to: out + 4 * row); failed = false }
-                else { for k in 0..<4 { out[4 * row + k] = .nan } }
+                if let c = color {
+                    BatchOutput.write(c, to: out + 4 * row); failed = false
+                } else {
+                    for k in 0..<4 { out[4 * row + k] = .nan }
+                }
             }
             errors?[row] = failed ? 1 : 0
         }
@@ -141,13 +152,16 @@ private struct KernelBuilder {
     /// The key of `["get", "literal key"]` (no object argument).
     private func getKey(_ node: ExprNode) -> String? {
         guard let c = node as? CompoundNode, c.name == "get", c.args.count == 1,
-              let key = c.args[0] as? LiteralNode, case .string(let s) = key.value else { return nil }
+            let key = c.args[0] as? LiteralNode, case .string(let s) = key.value
+        else { return nil }
         return s
     }
 
     /// `["get", key]` where a number is asserted.
     private func numberColumn(_ node: ExprNode) -> PropertyColumn? {
-        guard let a = node as? AssertionNode, a.type == .number, a.args.count == 1, let key = getKey(a.args[0]) else { return nil }
+        guard let a = node as? AssertionNode, a.type == .number, a.args.count == 1, let key = getKey(a.args[0]) else {
+            return nil
+        }
         return table.column(key)
     }
 
@@ -174,7 +188,9 @@ private struct KernelBuilder {
             return arithmetic(c, depth: depth)
         }
         if let step = node as? StepNode {
-            guard let outputs = constants(step.outputs, { v -> Double? in if case .number(let d) = v { return d } else { return nil } })
+            guard
+                let outputs = constants(
+                    step.outputs, { v -> Double? in if case .number(let d) = v { return d } else { return nil } })
             else { return nil }
             return selectStep(step, depth: depth) { pick, _, n, out in
                 outputs.withUnsafeBufferPointer { o in for j in 0..<n { out[j] = o[pick[j]] } }
@@ -182,7 +198,8 @@ private struct KernelBuilder {
         }
         if let ramp = node as? InterpolateNode {
             guard ramp.op == "interpolate",
-                  let outputs = constants(ramp.outputs, { v -> Double? in if case .number(let d) = v { return d } else { return nil } })
+                let outputs = constants(
+                    ramp.outputs, { v -> Double? in if case .number(let d) = v { return d } else { return nil } })
             else { return nil }
             return selectRamp(ramp, depth: depth) { lower, t, n, out in
                 for j in 0..<n {
@@ -192,7 +209,10 @@ private struct KernelBuilder {
             }
         }
         if let match = node as? MatchNode {
-            guard let outputs = constants(match.outputs + [match.otherwise], { v -> Double? in if case .number(let d) = v { return d } else { return nil } })
+            guard
+                let outputs = constants(
+                    match.outputs + [match.otherwise],
+                    { v -> Double? in if case .number(let d) = v { return d } else { return nil } })
             else { return nil }
             return selectMatch(match) { pick, n, out in for j in 0..<n { out[j] = outputs[pick[j]] } }
         }
@@ -256,12 +276,16 @@ private struct KernelBuilder {
             }
         }
         if let match = node as? MatchNode {
-            guard let outputs = constants(match.outputs + [match.otherwise], { v -> UInt8? in if case .boolean(let b) = v { return b ? 1 : 0 } else { return nil } })
+            guard
+                let outputs = constants(
+                    match.outputs + [match.otherwise],
+                    { v -> UInt8? in if case .boolean(let b) = v { return b ? 1 : 0 } else { return nil } })
             else { return nil }
             return selectMatch(match) { pick, n, out in for j in 0..<n { out[j] = outputs[pick[j]] } }
         }
         if let c = node as? CompoundNode {
-            if c.name == "has", c.args.count == 1, let key = c.args[0] as? LiteralNode, case .string(let s) = key.value {
+            if c.name == "has", c.args.count == 1, let key = c.args[0] as? LiteralNode, case .string(let s) = key.value
+            {
                 let column = table.column(s)
                 return { start, n, out, _ in
                     column.kinds.withUnsafeBufferPointer { kinds in
@@ -299,9 +323,13 @@ private struct KernelBuilder {
         // different types are simply unequal.
         if op == "==" || op == "!=" {
             let pair: (String, ExpressionValue)?
-            if let key = getKey(cmp.lhs), let lit = cmp.rhs as? LiteralNode { pair = (key, lit.value) }
-            else if let key = getKey(cmp.rhs), let lit = cmp.lhs as? LiteralNode { pair = (key, lit.value) }
-            else { pair = nil }
+            if let key = getKey(cmp.lhs), let lit = cmp.rhs as? LiteralNode {
+                pair = (key, lit.value)
+            } else if let key = getKey(cmp.rhs), let lit = cmp.lhs as? LiteralNode {
+                pair = (key, lit.value)
+            } else {
+                pair = nil
+            }
             if let (key, value) = pair {
                 let column = table.column(key)
                 let kind: PropertyColumn.Kind, number: Double, stringID: Int32
@@ -320,7 +348,9 @@ private struct KernelBuilder {
                                 for j in 0..<n {
                                     let r = start + j
                                     var k = kinds[r]
-                                    if k == PropertyColumn.Kind.missing.rawValue { k = PropertyColumn.Kind.null.rawValue }
+                                    if k == PropertyColumn.Kind.missing.rawValue {
+                                        k = PropertyColumn.Kind.null.rawValue
+                                    }
                                     var equal = k == kind.rawValue
                                     if equal && kind == .number { equal = numbers[r] == number }
                                     if equal && kind == .string { equal = ids[r] == stringID }
@@ -334,7 +364,8 @@ private struct KernelBuilder {
         }
         // Number against number (the parser asserted `number` on property reads).
         guard cmp.lhs.type == .number, cmp.rhs.type == .number,
-              let a = number(cmp.lhs, depth: depth + 1), let b = number(cmp.rhs, depth: depth + 1) else { return nil }
+            let a = number(cmp.lhs, depth: depth + 1), let b = number(cmp.rhs, depth: depth + 1)
+        else { return nil }
         return { start, n, out, ok in
             withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * n) { scratch in
                 guard let x = scratch.baseAddress else { return }
@@ -388,14 +419,19 @@ private struct KernelBuilder {
             }
             return selectRamp(ramp, depth: depth) { lower, t, n, out in
                 for j in 0..<n {
-                    let c = t[j].isNaN ? outputs[lower[j]] : Color.interpolate(outputs[lower[j]], outputs[lower[j] + 1], t[j], space: space)
+                    let c =
+                        t[j].isNaN
+                        ? outputs[lower[j]]
+                        : Color.interpolate(outputs[lower[j]], outputs[lower[j] + 1], t[j], space: space)
                     BatchOutput.write(c, to: out + 4 * j)
                 }
             }
         }
         if let match = node as? MatchNode {
             guard let outputs = constants(match.outputs + [match.otherwise], asColor) else { return nil }
-            return selectMatch(match) { pick, n, out in for j in 0..<n { BatchOutput.write(outputs[pick[j]], to: out + 4 * j) } }
+            return selectMatch(match) { pick, n, out in
+                for j in 0..<n { BatchOutput.write(outputs[pick[j]], to: out + 4 * j) }
+            }
         }
         return nil
     }
@@ -411,9 +447,12 @@ private struct KernelBuilder {
     }
 
     /// A step's chosen output index per row, as `StepNode.evaluate` chooses it.
-    private func selectStep<Out>(_ step: StepNode, depth: Int,
-                                 _ emit: @escaping (UnsafeMutablePointer<Int>, Int, Int, UnsafeMutablePointer<Out>) -> Void)
-        -> ((Int, Int, UnsafeMutablePointer<Out>, UnsafeMutablePointer<UInt8>) -> Void)? {
+    private func selectStep<Out>(
+        _ step: StepNode, depth: Int,
+        _ emit: @escaping (UnsafeMutablePointer<Int>, Int, Int, UnsafeMutablePointer<Out>) -> Void
+    )
+        -> ((Int, Int, UnsafeMutablePointer<Out>, UnsafeMutablePointer<UInt8>) -> Void)?
+    {
         guard let input = number(step.input, depth: depth + 1), !step.labels.isEmpty else { return nil }
         let labels = step.labels, inputIsColumn = numberColumn(step.input) != nil
         return { start, n, out, ok in
@@ -441,9 +480,13 @@ private struct KernelBuilder {
 
     /// An interpolation's lower stop and factor per row, as `InterpolateNode.evaluate` computes
     /// them. A NaN factor marks a row outside the stops, which takes that stop's output as is.
-    private func selectRamp<Out>(_ ramp: InterpolateNode, depth: Int,
-                                 _ emit: @escaping (UnsafeMutablePointer<Int>, UnsafeMutablePointer<Double>, Int, UnsafeMutablePointer<Out>) -> Void)
-        -> ((Int, Int, UnsafeMutablePointer<Out>, UnsafeMutablePointer<UInt8>) -> Void)? {
+    private func selectRamp<Out>(
+        _ ramp: InterpolateNode, depth: Int,
+        _ emit:
+            @escaping (UnsafeMutablePointer<Int>, UnsafeMutablePointer<Double>, Int, UnsafeMutablePointer<Out>) -> Void
+    )
+        -> ((Int, Int, UnsafeMutablePointer<Out>, UnsafeMutablePointer<UInt8>) -> Void)?
+    {
         guard let input = number(ramp.input, depth: depth + 1), !ramp.labels.isEmpty else { return nil }
         let labels = ramp.labels, interpolation = ramp.interpolation
         return { start, n, out, ok in
@@ -485,8 +528,11 @@ private struct KernelBuilder {
 
     /// A match's chosen output per row (the default is the last index), as `MatchNode.evaluate`
     /// chooses it; only for inputs read straight from a property.
-    private func selectMatch<Out>(_ match: MatchNode, _ emit: @escaping (UnsafeMutablePointer<Int>, Int, UnsafeMutablePointer<Out>) -> Void)
-        -> ((Int, Int, UnsafeMutablePointer<Out>, UnsafeMutablePointer<UInt8>) -> Void)? {
+    private func selectMatch<Out>(
+        _ match: MatchNode, _ emit: @escaping (UnsafeMutablePointer<Int>, Int, UnsafeMutablePointer<Out>) -> Void
+    )
+        -> ((Int, Int, UnsafeMutablePointer<Out>, UnsafeMutablePointer<UInt8>) -> Void)?
+    {
         guard let key = getKey(match.input) else { return nil }
         let column = table.column(key)
         let otherwise = match.outputs.count
@@ -504,9 +550,13 @@ private struct KernelBuilder {
                     column.stringIDs.withUnsafeBufferPointer { ids in
                         for j in 0..<n {
                             let r = start + j
-                            if byString && kinds[r] == PropertyColumn.Kind.string.rawValue { pick[j] = stringPick[Int(ids[r])] }
-                            else if byNumber && kinds[r] == PropertyColumn.Kind.number.rawValue { pick[j] = numberCases[column.numbers[r]] ?? otherwise }
-                            else { pick[j] = otherwise }
+                            if byString && kinds[r] == PropertyColumn.Kind.string.rawValue {
+                                pick[j] = stringPick[Int(ids[r])]
+                            } else if byNumber && kinds[r] == PropertyColumn.Kind.number.rawValue {
+                                pick[j] = numberCases[column.numbers[r]] ?? otherwise
+                            } else {
+                                pick[j] = otherwise
+                            }
                         }
                     }
                 }

@@ -33,5 +33,7 @@ struct NodeReads: OptionSet, Sendable {
     static let accumulated = NodeReads(rawValue: 1 << 6)
     static let supportedScripts = NodeReads(rawValue: 1 << 7)
     /// What a renderer sets per frame, layer or pass rather than per feature.
-    static let globals: NodeReads = [.zoom, .heatmapDensity, .lineProgress, .elevation, .accumulated, .supportedScripts]
+    static let globals: NodeReads = [
+        .zoom, .heatmapDensity, .lineProgress, .elevation, .accumulated, .supportedScripts,
+    ]
 }

@@ -91,10 +91,14 @@ enum LegacyFunctions {
         guard case .array(let rawStops)? = parameters["stops"] else {
             return .success(identity(parameters, spec))
         }
-        guard !rawStops.isEmpty else { return .failure(LegacyConversionError("Function stops must be a non-empty array.")) }
+        guard !rawStops.isEmpty else {
+            return .failure(LegacyConversionError("Function stops must be a non-empty array."))
+        }
         var stops: [(JSONValue, JSONValue)] = []
         for s in rawStops {
-            guard case .array(let pair) = s, pair.count == 2 else { return .failure(LegacyConversionError("Function stops must be [input, output] pairs.")) }
+            guard case .array(let pair) = s, pair.count == 2 else {
+                return .failure(LegacyConversionError("Function stops must be [input, output] pairs."))
+            }
             stops.append((pair[0], pair[1]))
         }
         let zoomAndFeature: Bool = { if case .object = stops[0].0 { return true } else { return false } }()
@@ -169,8 +173,10 @@ enum LegacyFunctions {
         return .null
     }
 
-    private static func propertyFunction(_ parameters: JSONObject, _ spec: PropertySpec,
-                                         _ stops: [(JSONValue, JSONValue)]) -> Result<JSONValue, LegacyConversionError> {
+    private static func propertyFunction(
+        _ parameters: JSONObject, _ spec: PropertySpec,
+        _ stops: [(JSONValue, JSONValue)]
+    ) -> Result<JSONValue, LegacyConversionError> {
         let type = functionType(parameters, spec)
         let get = JSONValue.array([.string("get"), parameters["property"] ?? .null])
         let typeCheck = JSONValue.array([.string("=="), .array([.string("typeof"), get]), .string("number")])
@@ -194,9 +200,11 @@ enum LegacyFunctions {
             return .success(.array([.string("case"), typeCheck, .array(e), literal(def)]))
         case "exponential":
             let base = parameters["base"]?.doubleValue ?? 1
-            var e: [JSONValue] = [.string(interpolateOperator(parameters)),
-                                  base == 1 ? .array([.string("linear")]) : .array([.string("exponential"), .double(base)]),
-                                  .array([.string("number"), get])]
+            var e: [JSONValue] = [
+                .string(interpolateOperator(parameters)),
+                base == 1 ? .array([.string("linear")]) : .array([.string("exponential"), .double(base)]),
+                .array([.string("number"), get]),
+            ]
             for (input, output) in stops { appendStop(&e, input, output, isStep: false) }
             guard let def = parameters["default"] else { return .success(.array(e)) }
             return .success(.array([.string("case"), typeCheck, .array(e), literal(def)]))
@@ -205,8 +213,10 @@ enum LegacyFunctions {
         }
     }
 
-    private static func zoomFunction(_ parameters: JSONObject, _ spec: PropertySpec,
-                                     _ stops: [(JSONValue, JSONValue)]) -> Result<JSONValue, LegacyConversionError> {
+    private static func zoomFunction(
+        _ parameters: JSONObject, _ spec: PropertySpec,
+        _ stops: [(JSONValue, JSONValue)]
+    ) -> Result<JSONValue, LegacyConversionError> {
         let type = functionType(parameters, spec)
         var e: [JSONValue]
         let isStep: Bool
@@ -216,8 +226,11 @@ enum LegacyFunctions {
             isStep = true
         case "exponential":
             let base = parameters["base"]?.doubleValue ?? 1
-            e = [.string(interpolateOperator(parameters)),
-                 base == 1 ? .array([.string("linear")]) : .array([.string("exponential"), .double(base)]), .array([.string("zoom")])]
+            e = [
+                .string(interpolateOperator(parameters)),
+                base == 1 ? .array([.string("linear")]) : .array([.string("exponential"), .double(base)]),
+                .array([.string("zoom")]),
+            ]
             isStep = false
         default:
             return .failure(LegacyConversionError("Unknown zoom function type \"\(type)\""))
@@ -227,12 +240,16 @@ enum LegacyFunctions {
         return .success(.array(e))
     }
 
-    private static func zoomAndProperty(_ parameters: JSONObject, _ spec: PropertySpec,
-                                        _ stops: [(JSONValue, JSONValue)]) -> Result<JSONValue, LegacyConversionError> {
+    private static func zoomAndProperty(
+        _ parameters: JSONObject, _ spec: PropertySpec,
+        _ stops: [(JSONValue, JSONValue)]
+    ) -> Result<JSONValue, LegacyConversionError> {
         var zooms: [JSONValue] = []
         var perZoom: [[(JSONValue, JSONValue)]] = []
         for (input, output) in stops {
-            guard case .object(let key) = input else { return .failure(LegacyConversionError("Zoom-and-property function stops need {zoom, value} inputs.")) }
+            guard case .object(let key) = input else {
+                return .failure(LegacyConversionError("Zoom-and-property function stops need {zoom, value} inputs."))
+            }
             let z = key["zoom"] ?? .null
             if let k = zooms.firstIndex(of: z) {
                 perZoom[k].append((key["value"] ?? .null, output))
@@ -246,7 +263,8 @@ enum LegacyFunctions {
         inner["property"] = parameters["property"]
         inner["default"] = parameters["default"]
         let interpolated = spec.interpolated
-        var e: [JSONValue] = interpolated
+        var e: [JSONValue] =
+            interpolated
             ? [.string(interpolateOperator(parameters)), .array([.string("linear")]), .array([.string("zoom")])]
             : [.string("step"), .array([.string("zoom")])]
         for (z, zStops) in zip(zooms, perZoom) {
@@ -265,7 +283,9 @@ enum LegacyFunctions {
         let chars = Array(s)
         var pos = 0, i = 0
         while i < chars.count {
-            if chars[i] == "{", let close = chars[(i + 1)...].firstIndex(where: { $0 == "}" || $0 == "{" }), chars[close] == "}", close > i + 1 {
+            if chars[i] == "{", let close = chars[(i + 1)...].firstIndex(where: { $0 == "}" || $0 == "{" }),
+                chars[close] == "}", close > i + 1
+            {
                 if i > pos { parts.append(.string(String(chars[pos..<i]))) }
                 parts.append(.array([.string("get"), .string(String(chars[(i + 1)..<close]))]))
                 pos = close + 1
@@ -275,8 +295,11 @@ enum LegacyFunctions {
             }
         }
         if parts.count == 1 { return .string(s) }
-        if pos < chars.count { parts.append(.string(String(chars[pos...]))) }
-        else if parts.count == 2 { return .array([.string("to-string"), parts[1]]) }
+        if pos < chars.count {
+            parts.append(.string(String(chars[pos...])))
+        } else if parts.count == 2 {
+            return .array([.string("to-string"), parts[1]])
+        }
         return .array(parts)
     }
 }

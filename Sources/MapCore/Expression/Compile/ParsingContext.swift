@@ -39,8 +39,10 @@ final class ParsingContext {
     let expectedType: ExpressionType?
     let maxDepth: Int
 
-    init(path: [Int] = [], expectedType: ExpressionType? = nil, scope: Scope = Scope(), errors: ErrorList = ErrorList(),
-         maxDepth: Int) {
+    init(
+        path: [Int] = [], expectedType: ExpressionType? = nil, scope: Scope = Scope(), errors: ErrorList = ErrorList(),
+        maxDepth: Int
+    ) {
         self.path = path
         self.expectedType = expectedType
         self.scope = scope
@@ -50,9 +52,12 @@ final class ParsingContext {
 
     var key: String { path.map { "[\($0)]" }.joined() }
 
-    func concat(_ index: Int?, _ expected: ExpressionType? = nil, bindings: [(String, ExprNode)]? = nil) -> ParsingContext {
-        ParsingContext(path: index.map { path + [$0] } ?? path, expectedType: expected,
-                       scope: bindings.map { Scope(parent: scope, bindings: $0) } ?? scope, errors: errors, maxDepth: maxDepth)
+    func concat(
+        _ index: Int?, _ expected: ExpressionType? = nil, bindings: [(String, ExprNode)]? = nil
+    ) -> ParsingContext {
+        ParsingContext(
+            path: index.map { path + [$0] } ?? path, expectedType: expected,
+            scope: bindings.map { Scope(parent: scope, bindings: $0) } ?? scope, errors: errors, maxDepth: maxDepth)
     }
 
     /// A context for trying one overload: same place, fresh errors.
@@ -74,9 +79,12 @@ final class ParsingContext {
         return e
     }
 
-    func parse(_ json: JSONValue, _ index: Int? = nil, _ expected: ExpressionType? = nil,
-               bindings: [(String, ExprNode)]? = nil, annotation: TypeAnnotation? = nil) -> ExprNode? {
-        let ctx = (index != nil || bindings != nil || expected != nil) ? concat(index, expected, bindings: bindings) : self
+    func parse(
+        _ json: JSONValue, _ index: Int? = nil, _ expected: ExpressionType? = nil,
+        bindings: [(String, ExprNode)]? = nil, annotation: TypeAnnotation? = nil
+    ) -> ExprNode? {
+        let ctx =
+            (index != nil || bindings != nil || expected != nil) ? concat(index, expected, bindings: bindings) : self
         return ctx.parseHere(json, annotation: annotation)
     }
 
@@ -92,10 +100,13 @@ final class ParsingContext {
         case .object: return error("Bare objects invalid. Use [\"literal\", {...}] instead.")
         }
         guard let first = items.first else {
-            return error("Expected an array with at least one element. If you wanted a literal array, use [\"literal\", []].")
+            return error(
+                "Expected an array with at least one element. If you wanted a literal array, use [\"literal\", []].")
         }
         guard case .string(let op) = first else {
-            return error("Expression name must be a string, but found \(jsTypeName(first)) instead. If you wanted a literal array, use [\"literal\", [...]].", 0)
+            return error(
+                "Expression name must be a string, but found \(jsTypeName(first)) instead. If you wanted a literal array, use [\"literal\", [...]].",
+                0)
         }
         guard let parser = Operators.registry[op] else {
             return error("Unknown expression \"\(op)\". If you wanted a literal array, use [\"literal\", [...]].", 0)
@@ -110,7 +121,8 @@ final class ParsingContext {
                 || (["color", "formatted", "resolvedImage"].contains(ek) && ["value", "string"].contains(ak))
                 || (["padding", "numberArray"].contains(ek) && ["value", "number", "array"].contains(ak))
                 || (ek == "colorArray" && ["value", "string", "array"].contains(ak))
-                || (ek == "variableAnchorOffsetCollection" && ["value", "array"].contains(ak)) {
+                || (ek == "variableAnchorOffsetCollection" && ["value", "array"].contains(ak))
+            {
                 parsed = annotate(parsed, expected, annotation ?? .coerce)
             } else if checkSubtype(expected, actual) != nil {
                 return nil

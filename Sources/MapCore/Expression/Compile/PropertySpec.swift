@@ -24,23 +24,30 @@ public struct PropertySpec: Sendable {
     var arrayLength: Int?
 
     /// What a spec-less expression gets: data-driven, interpolated, zoom and feature inputs.
-    public static let `default` = PropertySpec(type: nil, propertyType: "data-driven", interpolated: true,
-                                               parameters: ["zoom", "feature"], name: nil, defaultValue: nil,
-                                               enumValues: nil, tokens: false)
+    public static let `default` = PropertySpec(
+        type: nil, propertyType: "data-driven", interpolated: true,
+        parameters: ["zoom", "feature"], name: nil, defaultValue: nil,
+        enumValues: nil, tokens: false)
 
     /// A filter: boolean, data-driven, not interpolated, no feature-state.
-    public static let filter = PropertySpec(type: .boolean, propertyType: "data-driven", interpolated: false,
-                                            parameters: ["zoom", "feature"], name: "filter", defaultValue: nil,
-                                            enumValues: nil, tokens: false, rawType: "boolean")
+    public static let filter = PropertySpec(
+        type: .boolean, propertyType: "data-driven", interpolated: false,
+        parameters: ["zoom", "feature"], name: "filter", defaultValue: nil,
+        enumValues: nil, tokens: false, rawType: "boolean")
 
-    public init(type: ExpressionType?, propertyType: String, interpolated: Bool, parameters: [String], name: String?,
-                defaultValue: JSONValue?, enumValues: [String]?, tokens: Bool) {
-        self.init(type: type, propertyType: propertyType, interpolated: interpolated, parameters: parameters, name: name,
-                  defaultValue: defaultValue, enumValues: enumValues, tokens: tokens, rawType: type?.description)
+    public init(
+        type: ExpressionType?, propertyType: String, interpolated: Bool, parameters: [String], name: String?,
+        defaultValue: JSONValue?, enumValues: [String]?, tokens: Bool
+    ) {
+        self.init(
+            type: type, propertyType: propertyType, interpolated: interpolated, parameters: parameters, name: name,
+            defaultValue: defaultValue, enumValues: enumValues, tokens: tokens, rawType: type?.description)
     }
 
-    init(type: ExpressionType?, propertyType: String, interpolated: Bool, parameters: [String], name: String?,
-         defaultValue: JSONValue?, enumValues: [String]?, tokens: Bool, rawType: String?) {
+    init(
+        type: ExpressionType?, propertyType: String, interpolated: Bool, parameters: [String], name: String?,
+        defaultValue: JSONValue?, enumValues: [String]?, tokens: Bool, rawType: String?
+    ) {
         self.type = type
         self.propertyType = propertyType
         self.interpolated = interpolated
@@ -54,14 +61,18 @@ public struct PropertySpec: Sendable {
 
     /// Reads a style-spec property specification object (`{"type": "color", "property-type":
     /// "data-driven", "expression": {"interpolated": true, "parameters": ["zoom", "feature"]}}`).
-    /// Missing `property-type` and `expression` take the defaults of `PropertySpec.default`.
+    /// Missing `property-type` and `expression` take the defaults of `PropertySpec.default`. Not
+    /// read by `OptionReader`: specs copied from the style spec carry documentation keys (`doc`,
+    /// `sdk-support`, `transition`, …), which are ignored rather than refused.
     public init(json: JSONValue) throws(MapCoreError) {
         guard case .object(let o) = json else {
             throw MapCoreError(.invalidArgument, "A property spec must be a JSON object.")
         }
         self = .default
         if let t = o["type"] {
-            guard case .string(let name) = t else { throw MapCoreError(.invalidArgument, "Property spec \"type\" must be a string.") }
+            guard case .string(let name) = t else {
+                throw MapCoreError(.invalidArgument, "Property spec \"type\" must be a string.")
+            }
             rawType = name
             if name == "array" {
                 let item = o["value"]?.stringValue.flatMap(ExpressionType.named) ?? .value
@@ -80,12 +91,19 @@ public struct PropertySpec: Sendable {
         if case .string(let p)? = o["property-type"] { propertyType = p }
         if case .object(let e)? = o["expression"] {
             interpolated = e["interpolated"].map { $0 == .bool(true) } ?? false
-            if case .array(let params)? = e["parameters"] { parameters = params.compactMap(\.stringValue) } else { parameters = [] }
+            if case .array(let params)? = e["parameters"] {
+                parameters = params.compactMap(\.stringValue)
+            } else {
+                parameters = []
+            }
         }
         if case .string(let n)? = o["name"] { name = n }
         defaultValue = o["default"]
-        if case .object(let values)? = o["values"] { enumValues = values.keys }
-        else if case .array(let values)? = o["values"] { enumValues = values.compactMap(\.stringValue) }
+        if case .object(let values)? = o["values"] {
+            enumValues = values.keys
+        } else if case .array(let values)? = o["values"] {
+            enumValues = values.compactMap(\.stringValue)
+        }
         tokens = o["tokens"] == .bool(true)
     }
 

@@ -19,8 +19,9 @@ public struct ExpressionCompileFailure: Error, Sendable {
         let parts = errors.map { $0.key.isEmpty ? $0.message : "\($0.key): \($0.message)" }
         let message = parts.isEmpty ? "invalid expression" : parts.joined(separator: "; ")
         let path = errors.first?.key ?? ""
-        return MapCoreError(.expression, what.map { "\($0): \(message)" } ?? message,
-                            location: SourceLocation(offset: -1, line: 0, column: 0, path: path))
+        return MapCoreError(
+            .expression, what.map { "\($0): \(message)" } ?? message,
+            location: SourceLocation(offset: -1, line: 0, column: 0, path: path))
     }
 }
 
@@ -65,8 +66,10 @@ public final class StyleExpression: Sendable {
 
     /// `compile`, failing with the one `MapCoreError` conversion (`ExpressionCompileFailure.error`),
     /// for callers that report errors rather than inspect them.
-    public static func compiled(_ json: JSONValue, spec: PropertySpec = .default, legacyFilters: Bool = false,
-                                what: String? = nil) throws(MapCoreError) -> StyleExpression {
+    public static func compiled(
+        _ json: JSONValue, spec: PropertySpec = .default, legacyFilters: Bool = false,
+        what: String? = nil
+    ) throws(MapCoreError) -> StyleExpression {
         switch compile(json, spec: spec, legacyFilters: legacyFilters) {
         case .success(let e): return e
         case .failure(let f): throw f.error(what: what)
@@ -75,13 +78,16 @@ public final class StyleExpression: Sendable {
 
     /// Compiles an expression (or a legacy filter / legacy function object) for a property.
     /// - Parameter maxDepth: nesting limit; deeper input is a compile error, never a crash.
-    public static func compile(_ json: JSONValue, spec: PropertySpec = .default, maxDepth: Int = defaultMaxDepth,
-                               legacyFilters: Bool = false) -> Result<StyleExpression, ExpressionCompileFailure> {
+    public static func compile(
+        _ json: JSONValue, spec: PropertySpec = .default, maxDepth: Int = defaultMaxDepth,
+        legacyFilters: Bool = false
+    ) -> Result<StyleExpression, ExpressionCompileFailure> {
         var input = json
         if case .object(let o) = json, o["type"] != nil || o["stops"] != nil || o["property"] != nil {
             switch LegacyFunctions.convert(o, spec: spec) {
             case .success(let converted): input = converted
-            case .failure(let message): return .failure(ExpressionCompileFailure([ExpressionCompileError(key: "", message: message.message)]))
+            case .failure(let message):
+                return .failure(ExpressionCompileFailure([ExpressionCompileError(key: "", message: message.message)]))
             }
         } else if legacyFilters && !LegacyFilters.isExpressionFilter(json) {
             input = LegacyFilters.convert(json)
@@ -90,10 +96,16 @@ public final class StyleExpression: Sendable {
         let annotation: TypeAnnotation? = spec.rawType == "string" ? .coerce : nil
         guard let root = ctx.parseHere(input, annotation: annotation) else {
             let errors = ctx.errors.items.map { ExpressionCompileError(key: $0.key, message: $0.message) }
-            return .failure(ExpressionCompileFailure(errors.isEmpty ? [ExpressionCompileError(key: "", message: "Invalid expression.")] : errors))
+            return .failure(
+                ExpressionCompileFailure(
+                    errors.isEmpty ? [ExpressionCompileError(key: "", message: "Invalid expression.")] : errors))
         }
-        func fail(_ m: String) -> Result<StyleExpression, ExpressionCompileFailure> { .failure(ExpressionCompileFailure([ExpressionCompileError(key: "", message: m)])) }
-        if !Analysis.isFeatureConstant(root) && !spec.supportsDataDriven { return fail("data expressions not supported") }
+        func fail(_ m: String) -> Result<StyleExpression, ExpressionCompileFailure> {
+            .failure(ExpressionCompileFailure([ExpressionCompileError(key: "", message: m)]))
+        }
+        if !Analysis.isFeatureConstant(root) && !spec.supportsDataDriven {
+            return fail("data expressions not supported")
+        }
         let zoomConstant = Analysis.isConstant(root, in: .zoom)
         if !zoomConstant && !spec.supportsZoom { return fail("zoom expressions not supported") }
         if spec.name == "filter" && !Analysis.isStateConstant(root) {
@@ -111,7 +123,9 @@ public final class StyleExpression: Sendable {
         case .error(let m): return fail(m)
         case .none:
             if !zoomConstant {
-                return fail("\"zoom\" expression may only be used as input to a top-level \"step\" or \"interpolate\" expression.")
+                return fail(
+                    "\"zoom\" expression may only be used as input to a top-level \"step\" or \"interpolate\" expression."
+                )
             }
             return .success(StyleExpression(root: root, spec: spec, zoomCurve: nil))
         case .curve(let curve):
@@ -136,7 +150,8 @@ enum ZoomCurve {
     case curve(ExprNode)
     case error(String)
 
-    static let misplaced = "\"zoom\" expression may only be used as input to a top-level \"step\" or \"interpolate\" expression."
+    static let misplaced =
+        "\"zoom\" expression may only be used as input to a top-level \"step\" or \"interpolate\" expression."
 
     static func find(_ e: ExprNode) -> ZoomCurve {
         var result = ZoomCurve.none
@@ -160,7 +175,8 @@ enum ZoomCurve {
             case (.error, _): result = childResult
             case (.curve, .none): result = .error(misplaced)
             case (.curve(let c), .curve(let r)) where c !== r:
-                result = .error("Only one zoom-based \"step\" or \"interpolate\" subexpression may be used in an expression.")
+                result = .error(
+                    "Only one zoom-based \"step\" or \"interpolate\" subexpression may be used in an expression.")
             default: break
             }
         }

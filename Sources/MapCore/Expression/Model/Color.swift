@@ -45,7 +45,8 @@ public struct Color: Sendable, Equatable {
     /// `#rgba`, `#rrggbb`, `#rrggbbaa`, `rgb()`/`rgba()` and `hsl()`/`hsla()` in both the comma
     /// and the space/slash syntax, with numbers or percentages. nil when the text is not a color.
     public static func parse(_ input: String) -> Color? {
-        let text = String(input.lowercased().drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+        let text = String(
+            input.lowercased().drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
         if text == "transparent" { return .transparent }
         if let rgb = namedColors[text] {
             return Color(r: Double(rgb >> 16) / 255, g: Double((rgb >> 8) & 0xFF) / 255, b: Double(rgb & 0xFF) / 255)
@@ -96,13 +97,18 @@ public struct Color: Sendable, Equatable {
             if c == UInt8(ascii: "/") { tokens.append(.slash); p += 1; continue }
             var q = p
             while q < inner.endIndex, let ch = Optional(inner[q]),
-                  (ch >= UInt8(ascii: "0") && ch <= UInt8(ascii: "9")) || ch == UInt8(ascii: ".") || ch == UInt8(ascii: "e")
-                    || ch == UInt8(ascii: "+") || ch == UInt8(ascii: "-") { q += 1 }
+                (ch >= UInt8(ascii: "0") && ch <= UInt8(ascii: "9")) || ch == UInt8(ascii: ".")
+                    || ch == UInt8(ascii: "e")
+                    || ch == UInt8(ascii: "+") || ch == UInt8(ascii: "-")
+            { q += 1 }
             guard q > p, let v = parseCSSNumber(inner[p..<q]) else { return nil }
             p = q
             var percent = false, deg = false
-            if p < inner.endIndex && inner[p] == UInt8(ascii: "%") { percent = true; p += 1 }
-            else if inner[p...].starts(with: "deg".utf8) { deg = true; p += 3 }
+            if p < inner.endIndex && inner[p] == UInt8(ascii: "%") {
+                percent = true; p += 1
+            } else if inner[p...].starts(with: "deg".utf8) {
+                deg = true; p += 3
+            }
             tokens.append(.number(v, percent: percent, deg: deg))
         }
         var nums: [(Double, Bool, Bool)] = []
@@ -158,7 +164,8 @@ public struct Color: Sendable, Equatable {
     // MARK: color spaces (D50 Lab, as the reference uses)
 
     private static let xn = 0.96422, yn = 1.0, zn = 0.82521
-    private static let t0 = 4.0 / 29, t1 = 6.0 / 29, t2 = 3 * (6.0 / 29) * (6.0 / 29), t3 = (6.0 / 29) * (6.0 / 29) * (6.0 / 29)
+    private static let t0 = 4.0 / 29, t1 = 6.0 / 29, t2 = 3 * (6.0 / 29) * (6.0 / 29),
+        t3 = (6.0 / 29) * (6.0 / 29) * (6.0 / 29)
 
     static func hslToRGB(h: Double, s: Double, l: Double) -> (Double, Double, Double) {
         var hue = h.truncatingRemainder(dividingBy: 360)
@@ -200,9 +207,10 @@ public struct Color: Sendable, Equatable {
         y = Color.yn * toXYZ(y)
         x = Color.xn * toXYZ(x)
         z = Color.zn * toXYZ(z)
-        return Color(r: toRGB(3.1338561 * x - 1.6168667 * y - 0.4906146 * z),
-                     g: toRGB(-0.9787684 * x + 1.9161415 * y + 0.033454 * z),
-                     b: toRGB(0.0719453 * x - 0.2289914 * y + 1.4052427 * z), a: alpha)
+        return Color(
+            r: toRGB(3.1338561 * x - 1.6168667 * y - 0.4906146 * z),
+            g: toRGB(-0.9787684 * x + 1.9161415 * y + 0.033454 * z),
+            b: toRGB(0.0719453 * x - 0.2289914 * y + 1.4052427 * z), a: alpha)
     }
 
     /// Hue (degrees, NaN for achromatic colors), chroma, lightness.

@@ -119,7 +119,8 @@ public enum ExpressionValue: Sendable {
             case .css: return .string(c.cssString)
             case .premultiplied:
                 if top { return .array([number(c.r), number(c.g), number(c.b), number(c.a)]) }
-                return .object(JSONObject([("r", number(c.r)), ("g", number(c.g)), ("b", number(c.b)), ("a", number(c.a))]))
+                return .object(
+                    JSONObject([("r", number(c.r)), ("g", number(c.g)), ("b", number(c.b)), ("a", number(c.a))]))
             }
         }
         switch self {
@@ -129,25 +130,45 @@ public enum ExpressionValue: Sendable {
         case .string(let s): return .string(s)
         case .color(let c): return colorJSON(c, top: topLevel)
         case .array(let a): return .array(a.map { $0.json(colors: colors, topLevel: false) })
-        case .object(let o): return .object(JSONObject(o.members.map { ($0.key, $0.value.json(colors: colors, topLevel: false)) }))
-        case .collator(let c): return .object(JSONObject([("locale", c.locale.map(JSONValue.string) ?? .null),
-                                                         ("caseSensitive", .bool(c.caseSensitive)),
-                                                         ("diacriticSensitive", .bool(c.diacriticSensitive))]))
-        case .formatted(let f):
-            return .object(JSONObject([("sections", .array(f.sections.map { s in
-                .object(JSONObject([
-                    ("text", .string(s.text)),
-                    ("image", s.image.map { ExpressionValue.resolvedImage($0).json(colors: colors, topLevel: false) } ?? .null),
-                    ("scale", s.scale.map(number) ?? .null),
-                    ("fontStack", s.fontStack.map(JSONValue.string) ?? .null),
-                    ("textColor", s.textColor.map { colorJSON($0, top: false) } ?? .null),
-                    ("verticalAlign", s.verticalAlign.map(JSONValue.string) ?? .null),
+        case .object(let o):
+            return .object(JSONObject(o.members.map { ($0.key, $0.value.json(colors: colors, topLevel: false)) }))
+        case .collator(let c):
+            return .object(
+                JSONObject([
+                    ("locale", c.locale.map(JSONValue.string) ?? .null),
+                    ("caseSensitive", .bool(c.caseSensitive)),
+                    ("diacriticSensitive", .bool(c.diacriticSensitive)),
                 ]))
-            }))]))
-        case .resolvedImage(let i): return .object(JSONObject([("name", .string(i.name)), ("available", .bool(i.available))]))
+        case .formatted(let f):
+            return .object(
+                JSONObject([
+                    (
+                        "sections",
+                        .array(
+                            f.sections.map { s in
+                                .object(
+                                    JSONObject([
+                                        ("text", .string(s.text)),
+                                        (
+                                            "image",
+                                            s.image.map {
+                                                ExpressionValue.resolvedImage($0).json(colors: colors, topLevel: false)
+                                            } ?? .null
+                                        ),
+                                        ("scale", s.scale.map(number) ?? .null),
+                                        ("fontStack", s.fontStack.map(JSONValue.string) ?? .null),
+                                        ("textColor", s.textColor.map { colorJSON($0, top: false) } ?? .null),
+                                        ("verticalAlign", s.verticalAlign.map(JSONValue.string) ?? .null),
+                                    ]))
+                            })
+                    )
+                ]))
+        case .resolvedImage(let i):
+            return .object(JSONObject([("name", .string(i.name)), ("available", .bool(i.available))]))
         case .padding(let v), .numberArray(let v): return .object(JSONObject([("values", .array(v.map(number)))]))
         case .colorArray(let v): return .object(JSONObject([("values", .array(v.map { colorJSON($0, top: false) }))]))
-        case .variableAnchorOffsetCollection(let v): return .object(JSONObject([("values", .array(v.map { $0.json(colors: colors, topLevel: false) }))]))
+        case .variableAnchorOffsetCollection(let v):
+            return .object(JSONObject([("values", .array(v.map { $0.json(colors: colors, topLevel: false) }))]))
         case .projectionTransition(let from, let to, let t):
             return .object(JSONObject([("from", .string(from)), ("to", .string(to)), ("transition", number(t))]))
         }

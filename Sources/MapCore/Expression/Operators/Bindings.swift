@@ -11,7 +11,9 @@ final class LetNode: ExprNode, @unchecked Sendable {
         super.init(type: result.type)
     }
     override var children: [ExprNode] { bindings.map(\.1) + [result] }
-    override func evaluate(_ ctx: EvaluationContext) throws(EvaluationError) -> ExpressionValue { try result.evaluate(ctx) }
+    override func evaluate(_ ctx: EvaluationContext) throws(EvaluationError) -> ExpressionValue {
+        try result.evaluate(ctx)
+    }
     override func serialize() -> JSONValue {
         var out: [JSONValue] = [.string("let")]
         for (name, e) in bindings { out.append(.string(name)); out.append(e.serialize()) }
@@ -20,21 +22,28 @@ final class LetNode: ExprNode, @unchecked Sendable {
     }
 
     static func parse(_ items: [JSONValue], _ ctx: ParsingContext) -> ExprNode? {
-        guard items.count >= 4 else { return ctx.error("Expected at least 3 arguments, but found \(items.count - 1) instead.") }
+        guard items.count >= 4 else {
+            return ctx.error("Expected at least 3 arguments, but found \(items.count - 1) instead.")
+        }
         var bindings: [(String, ExprNode)] = []
         var i = 1
         while i < items.count - 1 {
             guard case .string(let name) = items[i] else {
                 return ctx.error("Expected string, but found \(jsTypeName(items[i])) instead.", i)
             }
-            guard !name.isEmpty, name.unicodeScalars.allSatisfy({ ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "_" }) else {
+            guard !name.isEmpty,
+                name.unicodeScalars.allSatisfy({
+                    ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "_"
+                })
+            else {
                 return ctx.error("Variable names must contain only alphanumeric characters or '_'.", i)
             }
             guard let value = ctx.parse(items[i + 1], i + 1) else { return nil }
             bindings.append((name, value))
             i += 2
         }
-        guard let result = ctx.parse(items[items.count - 1], items.count - 1, ctx.expectedType, bindings: bindings) else { return nil }
+        guard let result = ctx.parse(items[items.count - 1], items.count - 1, ctx.expectedType, bindings: bindings)
+        else { return nil }
         return LetNode(bindings: bindings, result: result)
     }
 }
@@ -47,7 +56,9 @@ final class VarNode: ExprNode, @unchecked Sendable {
         self.bound = bound
         super.init(type: bound.type)
     }
-    override func evaluate(_ ctx: EvaluationContext) throws(EvaluationError) -> ExpressionValue { try bound.evaluate(ctx) }
+    override func evaluate(_ ctx: EvaluationContext) throws(EvaluationError) -> ExpressionValue {
+        try bound.evaluate(ctx)
+    }
     override func serialize() -> JSONValue { .array([.string("var"), .string(name)]) }
 
     static func parse(_ items: [JSONValue], _ ctx: ParsingContext) -> ExprNode? {
@@ -55,7 +66,9 @@ final class VarNode: ExprNode, @unchecked Sendable {
             return ctx.error("'var' expression requires exactly one string literal argument.")
         }
         guard let bound = ctx.scope.get(name) else {
-            return ctx.error("Unknown variable \"\(name)\". Make sure \"\(name)\" has been bound in an enclosing \"let\" expression before using it.", 1)
+            return ctx.error(
+                "Unknown variable \"\(name)\". Make sure \"\(name)\" has been bound in an enclosing \"let\" expression before using it.",
+                1)
         }
         return VarNode(name: name, bound: bound)
     }
@@ -87,7 +100,8 @@ final class SemiliteralNode: ExprNode, @unchecked Sendable {
 
     static func parse(_ items: [JSONValue], _ ctx: ParsingContext) -> ExprNode? {
         guard items.count == 2 else {
-            return ctx.error("'semiliteral' expression requires exactly one argument, but found \(items.count - 1) instead.")
+            return ctx.error(
+                "'semiliteral' expression requires exactly one argument, but found \(items.count - 1) instead.")
         }
         switch items[1] {
         case .array(let members):
@@ -95,7 +109,11 @@ final class SemiliteralNode: ExprNode, @unchecked Sendable {
             var itemType: ExpressionType?
             for m in members {
                 guard let p = ctx.concat(nil, .value).parseHere(m) else { return nil }
-                if let t = itemType, !(t == p.type && !t.isArray) { itemType = .value } else if itemType == nil { itemType = p.type }
+                if let t = itemType, !(t == p.type && !t.isArray) {
+                    itemType = .value
+                } else if itemType == nil {
+                    itemType = p.type
+                }
                 parsed.append(p)
             }
             return SemiliteralNode(type: .array(itemType ?? .value, members.count), items: parsed, keys: nil)
@@ -128,7 +146,9 @@ final class GlobalStateNode: ExprNode, @unchecked Sendable {
 
     static func parse(_ items: [JSONValue], _ ctx: ParsingContext) -> ExprNode? {
         guard items.count == 2 else { return ctx.error("Expected 1 argument, but found \(items.count - 1) instead.") }
-        guard case .string(let key) = items[1] else { return ctx.error("Global state property must be a string, but found \(jsTypeName(items[1])) instead.", 1) }
+        guard case .string(let key) = items[1] else {
+            return ctx.error("Global state property must be a string, but found \(jsTypeName(items[1])) instead.", 1)
+        }
         return GlobalStateNode(key: key)
     }
 }

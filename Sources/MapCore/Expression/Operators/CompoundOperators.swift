@@ -51,8 +51,10 @@ final class CompoundNode: ExprNode, @unchecked Sendable {
     private let ownReads: NodeReads
     private let foldable: Bool
 
-    init(name: String, type: ExpressionType, args: [ExprNode], evaluator: @escaping Evaluator,
-         reads: NodeReads = [], foldable: Bool = true) {
+    init(
+        name: String, type: ExpressionType, args: [ExprNode], evaluator: @escaping Evaluator,
+        reads: NodeReads = [], foldable: Bool = true
+    ) {
         self.name = name
         self.args = args
         self.evaluator = evaluator
@@ -64,7 +66,9 @@ final class CompoundNode: ExprNode, @unchecked Sendable {
     override var reads: NodeReads { ownReads }
     override var isFoldable: Bool { foldable }
     override var children: [ExprNode] { args }
-    override func evaluate(_ ctx: EvaluationContext) throws(EvaluationError) -> ExpressionValue { try evaluator(ctx, args) }
+    override func evaluate(_ ctx: EvaluationContext) throws(EvaluationError) -> ExpressionValue {
+        try evaluator(ctx, args)
+    }
     override func serialize() -> JSONValue { .array([.string(name)] + args.map { $0.serialize() }) }
 
     static func parse(_ items: [JSONValue], _ ctx: ParsingContext) -> ExprNode? {
@@ -101,14 +105,16 @@ final class CompoundNode: ExprNode, @unchecked Sendable {
                 attempt.concat(i + 1).checkSubtype(expected, arg.type)
             }
             if attempt.errors.items.isEmpty {
-                return CompoundNode(name: op, type: definition.type, args: parsed, evaluator: evaluator,
-                                    reads: definition.reads(operands: parsed.count), foldable: definition.isFoldable)
+                return CompoundNode(
+                    name: op, type: definition.type, args: parsed, evaluator: evaluator,
+                    reads: definition.reads(operands: parsed.count), foldable: definition.isFoldable)
             }
         }
         if candidates.count == 1, let lastAttempt {
             ctx.errors.items.append(contentsOf: lastAttempt.errors.items)
         } else {
-            let shown = (candidates.isEmpty ? definition.overloads : candidates).map { $0.0.text }.joined(separator: " | ")
+            let shown = (candidates.isEmpty ? definition.overloads : candidates).map { $0.0.text }.joined(
+                separator: " | ")
             var actual: [String] = []
             for i in 1..<max(1, items.count) where i < items.count {
                 guard let p = ctx.parse(items[i], 1 + actual.count) else { return nil }
@@ -125,21 +131,27 @@ final class CompoundNode: ExprNode, @unchecked Sendable {
 @inline(__always)
 func evalNumber(_ node: ExprNode, _ ctx: EvaluationContext) throws(EvaluationError) -> Double {
     let v = try node.evaluate(ctx)
-    guard case .number(let d) = v else { throw EvaluationError("Expected value to be of type number, but found \(v.type) instead.") }
+    guard case .number(let d) = v else {
+        throw EvaluationError("Expected value to be of type number, but found \(v.type) instead.")
+    }
     return d
 }
 
 @inline(__always)
 func evalString(_ node: ExprNode, _ ctx: EvaluationContext) throws(EvaluationError) -> String {
     let v = try node.evaluate(ctx)
-    guard case .string(let s) = v else { throw EvaluationError("Expected value to be of type string, but found \(v.type) instead.") }
+    guard case .string(let s) = v else {
+        throw EvaluationError("Expected value to be of type string, but found \(v.type) instead.")
+    }
     return s
 }
 
 @inline(__always)
 func evalBool(_ node: ExprNode, _ ctx: EvaluationContext) throws(EvaluationError) -> Bool {
     let v = try node.evaluate(ctx)
-    guard case .boolean(let b) = v else { throw EvaluationError("Expected value to be of type boolean, but found \(v.type) instead.") }
+    guard case .boolean(let b) = v else {
+        throw EvaluationError("Expected value to be of type boolean, but found \(v.type) instead.")
+    }
     return b
 }
 
@@ -165,14 +177,20 @@ func jsLess(_ a: ExpressionValue, _ b: ExpressionValue) -> Bool {
 
 enum CompoundOperators {
     private static func unary(_ f: @escaping @Sendable (Double) -> Double) -> CompoundDefinition {
-        CompoundDefinition(type: .number, overloads: [(.fixed([.number]), { (ctx, a) throws(EvaluationError) in .number(f(try evalNumber(a[0], ctx))) })])
+        CompoundDefinition(
+            type: .number,
+            overloads: [
+                (.fixed([.number]), { (ctx, a) throws(EvaluationError) in .number(f(try evalNumber(a[0], ctx))) })
+            ])
     }
 
     private static func constant(_ v: Double) -> CompoundDefinition {
         CompoundDefinition(type: .number, overloads: [(.fixed([]), { _, _ in .number(v) })])
     }
 
-    private static func single(_ type: ExpressionType, _ params: [ExpressionType], _ f: @escaping Evaluator) -> CompoundDefinition {
+    private static func single(
+        _ type: ExpressionType, _ params: [ExpressionType], _ f: @escaping Evaluator
+    ) -> CompoundDefinition {
         CompoundDefinition(type: type, overloads: [(.fixed(params), f)])
     }
 
@@ -208,7 +226,9 @@ enum CompoundOperators {
         d["error"] = single(.error, [.string]) { (ctx, a) throws(EvaluationError) in
             throw EvaluationError(try evalString(a[0], ctx))
         }.notFoldable()
-        d["typeof"] = single(.string, [.value]) { (ctx, a) throws(EvaluationError) in .string(try a[0].evaluate(ctx).type.description) }
+        d["typeof"] = single(.string, [.value]) { (ctx, a) throws(EvaluationError) in
+            .string(try a[0].evaluate(ctx).type.description)
+        }
         d["to-rgba"] = single(.array(.number, 4), [.color]) { (ctx, a) throws(EvaluationError) in
             guard case .color(let c) = try a[0].evaluate(ctx) else { throw EvaluationError("Expected a color.") }
             let s = c.rgba
@@ -219,27 +239,47 @@ enum CompoundOperators {
             for n in a { items.append(try n.evaluate(ctx)) }
             if let error = Coercions.validateRGBA(items) { throw EvaluationError(error) }
             var message: String?
-            guard let c = Coercions.rgbaColor(items, &message) else { throw EvaluationError(message ?? "Invalid rgba value.") }
+            guard let c = Coercions.rgbaColor(items, &message) else {
+                throw EvaluationError(message ?? "Invalid rgba value.")
+            }
             return .color(c)
         }
         d["rgb"] = single(.color, [.number, .number, .number], rgba)
         d["rgba"] = single(.color, [.number, .number, .number, .number], rgba)
-        d["has"] = CompoundDefinition(type: .boolean, overloads: [
-            (.fixed([.string]), { (ctx, a) throws(EvaluationError) in .boolean(ctx.properties?[try evalString(a[0], ctx)] != nil) }),
-            (.fixed([.string, .object]), { (ctx, a) throws(EvaluationError) in
-                let key = try evalString(a[0], ctx)
-                guard case .object(let o) = try a[1].evaluate(ctx) else { return .boolean(false) }
-                return .boolean(o[key] != nil)
-            }),
-        ]).reading(.feature, unlessObjectOperand: true)
-        d["get"] = CompoundDefinition(type: .value, overloads: [
-            (.fixed([.string]), { (ctx, a) throws(EvaluationError) in propertyValue(try evalString(a[0], ctx), ctx) }),
-            (.fixed([.string, .object]), { (ctx, a) throws(EvaluationError) in
-                let key = try evalString(a[0], ctx)
-                guard case .object(let o) = try a[1].evaluate(ctx) else { return .null }
-                return o[key] ?? .null
-            }),
-        ]).reading(.feature, unlessObjectOperand: true)
+        d["has"] = CompoundDefinition(
+            type: .boolean,
+            overloads: [
+                (
+                    .fixed([.string]),
+                    { (ctx, a) throws(EvaluationError) in .boolean(ctx.properties?[try evalString(a[0], ctx)] != nil) }
+                ),
+                (
+                    .fixed([.string, .object]),
+                    { (ctx, a) throws(EvaluationError) in
+                        let key = try evalString(a[0], ctx)
+                        guard case .object(let o) = try a[1].evaluate(ctx) else { return .boolean(false) }
+                        return .boolean(o[key] != nil)
+                    }
+                ),
+            ]
+        ).reading(.feature, unlessObjectOperand: true)
+        d["get"] = CompoundDefinition(
+            type: .value,
+            overloads: [
+                (
+                    .fixed([.string]),
+                    { (ctx, a) throws(EvaluationError) in propertyValue(try evalString(a[0], ctx), ctx) }
+                ),
+                (
+                    .fixed([.string, .object]),
+                    { (ctx, a) throws(EvaluationError) in
+                        let key = try evalString(a[0], ctx)
+                        guard case .object(let o) = try a[1].evaluate(ctx) else { return .null }
+                        return o[key] ?? .null
+                    }
+                ),
+            ]
+        ).reading(.feature, unlessObjectOperand: true)
         d["feature-state"] = single(.value, [.string]) { (ctx, a) throws(EvaluationError) in
             let key = try evalString(a[0], ctx)
             return ctx.featureState?[key].map(ExpressionValue.init(json:)) ?? .null
@@ -257,28 +297,51 @@ enum CompoundOperators {
         d["elevation"] = single(.number, []) { ctx, _ in .number(ctx.elevation ?? 0) }.reading(.elevation)
         d["line-progress"] = single(.number, []) { ctx, _ in .number(ctx.lineProgress ?? 0) }.reading(.lineProgress)
         d["accumulated"] = single(.value, []) { ctx, _ in ctx.accumulated ?? .null }.reading(.accumulated)
-        d["+"] = CompoundDefinition(type: .number, overloads: [(.varargs(.number), { (ctx, a) throws(EvaluationError) in
-            var r = 0.0
-            for n in a { r += try evalNumber(n, ctx) }
-            return .number(r)
-        })])
-        d["*"] = CompoundDefinition(type: .number, overloads: [(.varargs(.number), { (ctx, a) throws(EvaluationError) in
-            var r = 1.0
-            for n in a { r *= try evalNumber(n, ctx) }
-            return .number(r)
-        })])
-        d["-"] = CompoundDefinition(type: .number, overloads: [
-            (.fixed([.number, .number]), { (ctx, a) throws(EvaluationError) in .number(try evalNumber(a[0], ctx) - evalNumber(a[1], ctx)) }),
-            (.fixed([.number]), { (ctx, a) throws(EvaluationError) in .number(-(try evalNumber(a[0], ctx))) }),
-        ])
-        d["/"] = single(.number, [.number, .number]) { (ctx, a) throws(EvaluationError) in .number(try evalNumber(a[0], ctx) / evalNumber(a[1], ctx)) }
+        d["+"] = CompoundDefinition(
+            type: .number,
+            overloads: [
+                (
+                    .varargs(.number),
+                    { (ctx, a) throws(EvaluationError) in
+                        var r = 0.0
+                        for n in a { r += try evalNumber(n, ctx) }
+                        return .number(r)
+                    }
+                )
+            ])
+        d["*"] = CompoundDefinition(
+            type: .number,
+            overloads: [
+                (
+                    .varargs(.number),
+                    { (ctx, a) throws(EvaluationError) in
+                        var r = 1.0
+                        for n in a { r *= try evalNumber(n, ctx) }
+                        return .number(r)
+                    }
+                )
+            ])
+        d["-"] = CompoundDefinition(
+            type: .number,
+            overloads: [
+                (
+                    .fixed([.number, .number]),
+                    { (ctx, a) throws(EvaluationError) in .number(try evalNumber(a[0], ctx) - evalNumber(a[1], ctx)) }
+                ),
+                (.fixed([.number]), { (ctx, a) throws(EvaluationError) in .number(-(try evalNumber(a[0], ctx))) }),
+            ])
+        d["/"] = single(.number, [.number, .number]) { (ctx, a) throws(EvaluationError) in
+            .number(try evalNumber(a[0], ctx) / evalNumber(a[1], ctx))
+        }
         d["%"] = single(.number, [.number, .number]) { (ctx, a) throws(EvaluationError) in
             .number(fmod(try evalNumber(a[0], ctx), try evalNumber(a[1], ctx)))
         }
         d["ln2"] = constant(M_LN2)
         d["pi"] = constant(Double.pi)
         d["e"] = constant(M_E)
-        d["^"] = single(.number, [.number, .number]) { (ctx, a) throws(EvaluationError) in .number(pow(try evalNumber(a[0], ctx), try evalNumber(a[1], ctx))) }
+        d["^"] = single(.number, [.number, .number]) { (ctx, a) throws(EvaluationError) in
+            .number(pow(try evalNumber(a[0], ctx), try evalNumber(a[1], ctx)))
+        }
         d["sqrt"] = unary { $0.squareRoot() }
         d["log10"] = unary { log($0) / M_LN10 }
         d["ln"] = unary { log($0) }
@@ -294,49 +357,95 @@ enum CompoundOperators {
         d["floor"] = unary { $0.rounded(.down) }
         d["ceil"] = unary { $0.rounded(.up) }
         // Math.min/max: NaN anywhere gives NaN; no arguments give ±Infinity.
-        d["min"] = CompoundDefinition(type: .number, overloads: [(.varargs(.number), { (ctx, a) throws(EvaluationError) in
-            var r = Double.infinity
-            for n in a { let v = try evalNumber(n, ctx); if v.isNaN || r.isNaN { r = .nan } else if v < r { r = v } }
-            return .number(r)
-        })])
-        d["max"] = CompoundDefinition(type: .number, overloads: [(.varargs(.number), { (ctx, a) throws(EvaluationError) in
-            var r = -Double.infinity
-            for n in a { let v = try evalNumber(n, ctx); if v.isNaN || r.isNaN { r = .nan } else if v > r { r = v } }
-            return .number(r)
-        })])
-        d["!"] = single(.boolean, [.boolean]) { (ctx, a) throws(EvaluationError) in .boolean(!(try evalBool(a[0], ctx))) }
-        d["all"] = CompoundDefinition(type: .boolean, overloads: [
-            (.fixed([.boolean, .boolean]), { (ctx, a) throws(EvaluationError) in
-                guard try evalBool(a[0], ctx) else { return .boolean(false) }
-                return .boolean(try evalBool(a[1], ctx))
-            }),
-            (.varargs(.boolean), { (ctx, a) throws(EvaluationError) in
-                for n in a where !(try evalBool(n, ctx)) { return .boolean(false) }
-                return .boolean(true)
-            }),
-        ])
-        d["any"] = CompoundDefinition(type: .boolean, overloads: [
-            (.fixed([.boolean, .boolean]), { (ctx, a) throws(EvaluationError) in
-                if try evalBool(a[0], ctx) { return .boolean(true) }
-                return .boolean(try evalBool(a[1], ctx))
-            }),
-            (.varargs(.boolean), { (ctx, a) throws(EvaluationError) in
-                for n in a where try evalBool(n, ctx) { return .boolean(true) }
-                return .boolean(false)
-            }),
-        ])
+        d["min"] = CompoundDefinition(
+            type: .number,
+            overloads: [
+                (
+                    .varargs(.number),
+                    { (ctx, a) throws(EvaluationError) in
+                        var r = Double.infinity
+                        for n in a {
+                            let v = try evalNumber(n, ctx); if v.isNaN || r.isNaN { r = .nan } else if v < r { r = v }
+                        }
+                        return .number(r)
+                    }
+                )
+            ])
+        d["max"] = CompoundDefinition(
+            type: .number,
+            overloads: [
+                (
+                    .varargs(.number),
+                    { (ctx, a) throws(EvaluationError) in
+                        var r = -Double.infinity
+                        for n in a {
+                            let v = try evalNumber(n, ctx); if v.isNaN || r.isNaN { r = .nan } else if v > r { r = v }
+                        }
+                        return .number(r)
+                    }
+                )
+            ])
+        d["!"] = single(.boolean, [.boolean]) { (ctx, a) throws(EvaluationError) in .boolean(!(try evalBool(a[0], ctx)))
+        }
+        d["all"] = CompoundDefinition(
+            type: .boolean,
+            overloads: [
+                (
+                    .fixed([.boolean, .boolean]),
+                    { (ctx, a) throws(EvaluationError) in
+                        guard try evalBool(a[0], ctx) else { return .boolean(false) }
+                        return .boolean(try evalBool(a[1], ctx))
+                    }
+                ),
+                (
+                    .varargs(.boolean),
+                    { (ctx, a) throws(EvaluationError) in
+                        for n in a where !(try evalBool(n, ctx)) { return .boolean(false) }
+                        return .boolean(true)
+                    }
+                ),
+            ])
+        d["any"] = CompoundDefinition(
+            type: .boolean,
+            overloads: [
+                (
+                    .fixed([.boolean, .boolean]),
+                    { (ctx, a) throws(EvaluationError) in
+                        if try evalBool(a[0], ctx) { return .boolean(true) }
+                        return .boolean(try evalBool(a[1], ctx))
+                    }
+                ),
+                (
+                    .varargs(.boolean),
+                    { (ctx, a) throws(EvaluationError) in
+                        for n in a where try evalBool(n, ctx) { return .boolean(true) }
+                        return .boolean(false)
+                    }
+                ),
+            ])
         // Without a renderer there is no script support to consult: every script is supported.
         d["is-supported-script"] = single(.boolean, [.string]) { (ctx, a) throws(EvaluationError) in
             _ = try evalString(a[0], ctx)
             return .boolean(true)
         }.reading(.supportedScripts)
-        d["upcase"] = single(.string, [.string]) { (ctx, a) throws(EvaluationError) in .string(try evalString(a[0], ctx).uppercased()) }
-        d["downcase"] = single(.string, [.string]) { (ctx, a) throws(EvaluationError) in .string(try evalString(a[0], ctx).lowercased()) }
-        d["concat"] = CompoundDefinition(type: .string, overloads: [(.varargs(.value), { (ctx, a) throws(EvaluationError) in
-            var out = ""
-            for n in a { out += try n.evaluate(ctx).text }
-            return .string(out)
-        })])
+        d["upcase"] = single(.string, [.string]) { (ctx, a) throws(EvaluationError) in
+            .string(try evalString(a[0], ctx).uppercased())
+        }
+        d["downcase"] = single(.string, [.string]) { (ctx, a) throws(EvaluationError) in
+            .string(try evalString(a[0], ctx).lowercased())
+        }
+        d["concat"] = CompoundDefinition(
+            type: .string,
+            overloads: [
+                (
+                    .varargs(.value),
+                    { (ctx, a) throws(EvaluationError) in
+                        var out = ""
+                        for n in a { out += try n.evaluate(ctx).text }
+                        return .string(out)
+                    }
+                )
+            ])
         d["split"] = single(.array(.string, nil), [.string, .string]) { (ctx, a) throws(EvaluationError) in
             let s = try evalString(a[0], ctx), sep = try evalString(a[1], ctx)
             return .array(jsSplit(s, sep).map(ExpressionValue.string))
@@ -357,14 +466,20 @@ enum CompoundOperators {
                 guard case .string(let key) = literalValue(a[0]) else { return .boolean(false) }
                 return .boolean(legacyCompare(propertyValue(key, ctx), literalValue(a[1]), op))
             }
-            d["filter-id-\(op)"] = single(.boolean, [.value]) { ctx, a in .boolean(legacyCompare(ctx.idValue, literalValue(a[0]), op)) }
+            d["filter-id-\(op)"] = single(.boolean, [.value]) { ctx, a in
+                .boolean(legacyCompare(ctx.idValue, literalValue(a[0]), op))
+            }
         }
         d["filter-=="] = single(.boolean, [.string, .value]) { ctx, a in
             guard case .string(let key) = literalValue(a[0]) else { return .boolean(false) }
             return .boolean(propertyValue(key, ctx).strictlyEquals(literalValue(a[1])))
         }
-        d["filter-id-=="] = single(.boolean, [.value]) { ctx, a in .boolean(ctx.idValue.strictlyEquals(literalValue(a[0]))) }
-        d["filter-type-=="] = single(.boolean, [.string]) { ctx, a in .boolean(legacyGeometryType(ctx).strictlyEquals(literalValue(a[0]))) }
+        d["filter-id-=="] = single(.boolean, [.value]) { ctx, a in
+            .boolean(ctx.idValue.strictlyEquals(literalValue(a[0])))
+        }
+        d["filter-type-=="] = single(.boolean, [.string]) { ctx, a in
+            .boolean(legacyGeometryType(ctx).strictlyEquals(literalValue(a[0])))
+        }
         d["filter-has"] = single(.boolean, [.value]) { ctx, a in
             guard case .string(let key) = literalValue(a[0]) else { return .boolean(false) }
             return .boolean(ctx.properties?[key] != nil)
@@ -381,7 +496,9 @@ enum CompoundOperators {
             return .boolean(values.contains { $0.strictlyEquals(id) })
         }
         d["filter-in-small"] = single(.boolean, [.string, .array(.value, nil)]) { ctx, a in
-            guard case .string(let key) = literalValue(a[0]), case .array(let values) = literalValue(a[1]) else { return .boolean(false) }
+            guard case .string(let key) = literalValue(a[0]), case .array(let values) = literalValue(a[1]) else {
+                return .boolean(false)
+            }
             let v = propertyValue(key, ctx)
             return .boolean(values.contains { $0.strictlyEquals(v) })
         }

@@ -14,7 +14,9 @@ final class CaseNode: ExprNode, @unchecked Sendable {
     override func serialize() -> JSONValue { .array([.string("case")] + children.map { $0.serialize() }) }
 
     static func parse(_ items: [JSONValue], _ ctx: ParsingContext) -> ExprNode? {
-        guard items.count >= 4 else { return ctx.error("Expected at least 3 arguments, but found only \(items.count - 1).") }
+        guard items.count >= 4 else {
+            return ctx.error("Expected at least 3 arguments, but found only \(items.count - 1).")
+        }
         guard items.count % 2 == 0 else { return ctx.error("Expected an odd number of arguments.") }
         var outputType: ExpressionType? = ctx.expectedType.flatMap { $0 == .value ? nil : $0 }
         var branches: [(ExprNode, ExprNode)] = []
@@ -47,8 +49,10 @@ final class MatchNode: ExprNode, @unchecked Sendable {
     let outputs: [ExprNode]
     let otherwise: ExprNode
 
-    init(inputType: ExpressionType, outputType: ExpressionType, input: ExprNode, labels: [(JSONValue, Int)],
-         outputs: [ExprNode], otherwise: ExprNode) {
+    init(
+        inputType: ExpressionType, outputType: ExpressionType, input: ExprNode, labels: [(JSONValue, Int)],
+        outputs: [ExprNode], otherwise: ExprNode
+    ) {
         self.inputType = inputType
         self.input = input
         var numbers: [Double: Int] = [:], strings: [String: Int] = [:]
@@ -80,7 +84,9 @@ final class MatchNode: ExprNode, @unchecked Sendable {
     }
 
     static func parse(_ items: [JSONValue], _ ctx: ParsingContext) -> ExprNode? {
-        guard items.count >= 5 else { return ctx.error("Expected at least 4 arguments, but found only \(items.count - 1).") }
+        guard items.count >= 5 else {
+            return ctx.error("Expected at least 4 arguments, but found only \(items.count - 1).")
+        }
         guard items.count % 2 == 1 else { return ctx.error("Expected an even number of arguments.") }
         var inputType: ExpressionType?
         var outputType: ExpressionType? = ctx.expectedType.flatMap { $0 == .value ? nil : $0 }
@@ -124,8 +130,9 @@ final class MatchNode: ExprNode, @unchecked Sendable {
         guard let otherwise = ctx.parse(items[items.count - 1], items.count - 1, outputType) else { return nil }
         let labelType = inputType ?? .value
         if input.type != .value && ctx.concat(1).checkSubtype(labelType, input.type) != nil { return nil }
-        return MatchNode(inputType: labelType, outputType: outputType ?? otherwise.type, input: input, labels: labels,
-                         outputs: outputs, otherwise: otherwise)
+        return MatchNode(
+            inputType: labelType, outputType: outputType ?? otherwise.type, input: input, labels: labels,
+            outputs: outputs, otherwise: otherwise)
     }
 
     override func evaluate(_ ctx: EvaluationContext) throws(EvaluationError) -> ExpressionValue {
@@ -209,15 +216,22 @@ final class ComparisonNode: ExprNode, @unchecked Sendable {
         guard case .string(let op) = items[0] else { return nil }
         guard items.count == 3 || items.count == 4 else { return ctx.error("Expected two or three arguments.") }
         guard var lhs = ctx.parse(items[1], 1, .value) else { return nil }
-        guard comparable(op, lhs.type) else { return ctx.concat(1).error("\"\(op)\" comparisons are not supported for type '\(lhs.type)'.") }
+        guard comparable(op, lhs.type) else {
+            return ctx.concat(1).error("\"\(op)\" comparisons are not supported for type '\(lhs.type)'.")
+        }
         guard var rhs = ctx.parse(items[2], 2, .value) else { return nil }
-        guard comparable(op, rhs.type) else { return ctx.concat(2).error("\"\(op)\" comparisons are not supported for type '\(rhs.type)'.") }
+        guard comparable(op, rhs.type) else {
+            return ctx.concat(2).error("\"\(op)\" comparisons are not supported for type '\(rhs.type)'.")
+        }
         if lhs.type.kind != rhs.type.kind && lhs.type != .value && rhs.type != .value {
             return ctx.error("Cannot compare types '\(lhs.type)' and '\(rhs.type)'.")
         }
         if op != "==" && op != "!=" {
-            if lhs.type == .value && rhs.type != .value { lhs = AssertionNode(type: rhs.type, args: [lhs]) }
-            else if lhs.type != .value && rhs.type == .value { rhs = AssertionNode(type: lhs.type, args: [rhs]) }
+            if lhs.type == .value && rhs.type != .value {
+                lhs = AssertionNode(type: rhs.type, args: [lhs])
+            } else if lhs.type != .value && rhs.type == .value {
+                rhs = AssertionNode(type: lhs.type, args: [rhs])
+            }
         }
         var collator: ExprNode?
         if items.count == 4 {
@@ -237,7 +251,9 @@ final class ComparisonNode: ExprNode, @unchecked Sendable {
         if isOrder && hasUntypedArgument {
             let ta = a.type, tb = b.type
             guard ta.kind == tb.kind, ta == .string || ta == .number else {
-                throw EvaluationError("Expected arguments for \"\(op)\" to be (string, string) or (number, number), but found (\(ta.kind), \(tb.kind)) instead.")
+                throw EvaluationError(
+                    "Expected arguments for \"\(op)\" to be (string, string) or (number, number), but found (\(ta.kind), \(tb.kind)) instead."
+                )
             }
         }
         if let collator {
@@ -246,7 +262,9 @@ final class ComparisonNode: ExprNode, @unchecked Sendable {
                 if case .string = a, case .string = b {} else { useCollator = false }
             }
             if useCollator {
-                guard case .collator(let c) = try collator.evaluate(ctx) else { throw EvaluationError("Expected a collator.") }
+                guard case .collator(let c) = try collator.evaluate(ctx) else {
+                    throw EvaluationError("Expected a collator.")
+                }
                 guard case .string(let x) = a, case .string(let y) = b else {
                     throw EvaluationError("Expected arguments for \"\(op)\" to be strings.")
                 }

@@ -15,7 +15,9 @@ final class LiteralNode: ExprNode, @unchecked Sendable {
         let value = ExpressionValue(json: args[1])
         var type = value.type
         // An empty array takes the expected item type.
-        if case .array(_, let n) = type, n == 0, let expected = ctx.expectedType, case .array(_, let en) = expected, en == nil || en == 0 {
+        if case .array(_, let n) = type, n == 0, let expected = ctx.expectedType, case .array(_, let en) = expected,
+            en == nil || en == 0
+        {
             type = expected
         }
         return LiteralNode(type: type, value: value)
@@ -32,7 +34,8 @@ final class LiteralNode: ExprNode, @unchecked Sendable {
             return .array([.string("literal"), .array([.string(from), .string(to), .double(t)])])
         case .padding(let v), .numberArray(let v): return .array([.string("literal"), .array(v.map(JSONValue.double))])
         case .colorArray(let v): return .array([.string("literal"), .array(v.map { .string($0.cssString) })])
-        case .variableAnchorOffsetCollection(let v): return .array([.string("literal"), ExpressionValue.array(v).json()])
+        case .variableAnchorOffsetCollection(let v):
+            return .array([.string("literal"), ExpressionValue.array(v).json()])
         case .resolvedImage(let i): return .array([.string("image"), .string(i.name)])
         default: return value.json()
         }
@@ -50,14 +53,17 @@ final class AssertionNode: ExprNode, @unchecked Sendable {
     override var children: [ExprNode] { args }
 
     static func parse(_ items: [JSONValue], _ ctx: ParsingContext) -> ExprNode? {
-        guard items.count >= 2, case .string(let name) = items[0] else { return ctx.error("Expected at least one argument.") }
+        guard items.count >= 2, case .string(let name) = items[0] else {
+            return ctx.error("Expected at least one argument.")
+        }
         var i = 1
         let type: ExpressionType
         if name == "array" {
             var itemType = ExpressionType.value
             if items.count > 2 {
                 guard case .string(let t) = items[1], ["string", "number", "boolean"].contains(t),
-                      let parsedType = ExpressionType.named(t) else {
+                    let parsedType = ExpressionType.named(t)
+                else {
                     return ctx.error("The item type argument of \"array\" must be one of string, number, boolean", 1)
                 }
                 itemType = parsedType
@@ -127,8 +133,12 @@ final class CoercionNode: ExprNode, @unchecked Sendable {
     override var children: [ExprNode] { args }
 
     static func parse(_ items: [JSONValue], _ ctx: ParsingContext) -> ExprNode? {
-        guard items.count >= 2, case .string(let name) = items[0] else { return ctx.error("Expected at least one argument.") }
-        if (name == "to-boolean" || name == "to-string") && items.count != 2 { return ctx.error("Expected one argument.") }
+        guard items.count >= 2, case .string(let name) = items[0] else {
+            return ctx.error("Expected at least one argument.")
+        }
+        if (name == "to-boolean" || name == "to-string") && items.count != 2 {
+            return ctx.error("Expected one argument.")
+        }
         let type: ExpressionType
         switch name {
         case "to-boolean": type = .boolean
@@ -164,7 +174,8 @@ final class CoercionNode: ExprNode, @unchecked Sendable {
                 case .string(let s): if let c = Color.parse(s) { return .color(c) }
                 case .array(let items):
                     if items.count < 3 || items.count > 4 {
-                        message = "Invalid rgba value \(JSNumber.stringify(input)): expected an array containing either three or four numeric values."
+                        message =
+                            "Invalid rgba value \(JSNumber.stringify(input)): expected an array containing either three or four numeric values."
                     } else if let c = Coercions.rgbaColor(items, &message) {
                         return .color(c)
                     }
@@ -262,10 +273,17 @@ enum Coercions {
         }
         guard sawDigit else { return .nan }
         var text = t
-        if text.hasPrefix(".") { text = "0" + text } else if text.hasPrefix("-.") { text = "-0" + text.dropFirst() }
-        else if text.hasPrefix("+.") { text = "0" + text.dropFirst() }
+        if text.hasPrefix(".") {
+            text = "0" + text
+        } else if text.hasPrefix("-.") {
+            text = "-0" + text.dropFirst()
+        } else if text.hasPrefix("+.") {
+            text = "0" + text.dropFirst()
+        }
         if text.hasPrefix("+") { text.removeFirst() }
-        if let dot = text.firstIndex(of: "."), text.index(after: dot) == text.endIndex || !(text[text.index(after: dot)].isNumber) {
+        if let dot = text.firstIndex(of: "."),
+            text.index(after: dot) == text.endIndex || !(text[text.index(after: dot)].isNumber)
+        {
             text.insert("0", at: text.index(after: dot))
         }
         return Double(text) ?? .nan
@@ -345,8 +363,9 @@ enum Coercions {
             guard case .array(let items) = v, items.count >= 2, items.count % 2 == 0 else { return nil }
             for k in stride(from: 0, to: items.count, by: 2) {
                 guard case .string(let anchor) = items[k], anchors.contains(anchor),
-                      case .array(let offset) = items[k + 1], offset.count == 2,
-                      offset.allSatisfy({ $0.numberValue != nil }) else { return nil }
+                    case .array(let offset) = items[k + 1], offset.count == 2,
+                    offset.allSatisfy({ $0.numberValue != nil })
+                else { return nil }
             }
             return .variableAnchorOffsetCollection(items)
         case .projectionDefinition:
@@ -354,7 +373,9 @@ enum Coercions {
             case .string, .projectionTransition: return v
             case .array(let items):
                 // A transition written as an array stays as written.
-                guard items.count == 3, case .string = items[0], case .string = items[1], case .number = items[2] else { return nil }
+                guard items.count == 3, case .string = items[0], case .string = items[1], case .number = items[2] else {
+                    return nil
+                }
                 return v
             default: return nil
             }
@@ -362,7 +383,9 @@ enum Coercions {
         }
     }
 
-    static let anchors: Set<String> = ["center", "left", "right", "top", "bottom", "top-left", "top-right", "bottom-left", "bottom-right"]
+    static let anchors: Set<String> = [
+        "center", "left", "right", "top", "bottom", "top-left", "top-right", "bottom-left", "bottom-right",
+    ]
 }
 
 extension String {

@@ -58,10 +58,16 @@ final class AtNode: ExprNode, @unchecked Sendable {
 
     override func evaluate(_ ctx: EvaluationContext) throws(EvaluationError) -> ExpressionValue {
         let i = try evalNumber(index, ctx)
-        guard case .array(let items) = try input.evaluate(ctx) else { throw EvaluationError("Expected value to be of type array.") }
+        guard case .array(let items) = try input.evaluate(ctx) else {
+            throw EvaluationError("Expected value to be of type array.")
+        }
         if i < 0 { throw EvaluationError("Array index out of bounds: \(JSNumber.format(i)) < 0.") }
-        if !(i < Double(items.count)) { throw EvaluationError("Array index out of bounds: \(JSNumber.format(i)) > \(items.count - 1).") }
-        if i != i.rounded(.down) { throw EvaluationError("Array index must be an integer, but found \(JSNumber.format(i)) instead.") }
+        if !(i < Double(items.count)) {
+            throw EvaluationError("Array index out of bounds: \(JSNumber.format(i)) > \(items.count - 1).")
+        }
+        if i != i.rounded(.down) {
+            throw EvaluationError("Array index must be an integer, but found \(JSNumber.format(i)) instead.")
+        }
         return items[Int(i)]
     }
 }
@@ -82,10 +88,13 @@ final class InNode: ExprNode, @unchecked Sendable {
         let haystack = ctx.parse(items[2], 2, .value)
         guard let needle, let haystack else { return nil }
         guard ["boolean", "string", "number", "null", "value"].contains(needle.type.kind) else {
-            return ctx.error("Expected first argument to be of type boolean, string, number or null, but found \(needle.type) instead")
+            return ctx.error(
+                "Expected first argument to be of type boolean, string, number or null, but found \(needle.type) instead"
+            )
         }
         guard ["string", "array", "value"].contains(haystack.type.kind) else {
-            return ctx.error("Expected second argument to be of type array or string, but found \(haystack.type) instead")
+            return ctx.error(
+                "Expected second argument to be of type array or string, but found \(haystack.type) instead")
         }
         return InNode(needle: needle, haystack: haystack)
     }
@@ -95,12 +104,15 @@ final class InNode: ExprNode, @unchecked Sendable {
         let h = try haystack.evaluate(ctx)
         if !h.isTruthy { return .boolean(false) }
         guard isPrimitiveNeedle(n) else {
-            throw EvaluationError("Expected first argument to be of type boolean, string, number or null, but found \(n.type) instead.")
+            throw EvaluationError(
+                "Expected first argument to be of type boolean, string, number or null, but found \(n.type) instead.")
         }
         switch h {
         case .string(let s): return .boolean(utf16Index(of: jsString(n), in: s) != nil)
         case .array(let items): return .boolean(items.contains { $0.strictlyEquals(n) })
-        default: throw EvaluationError("Expected second argument to be of type array or string, but found \(h.type) instead.")
+        default:
+            throw EvaluationError(
+                "Expected second argument to be of type array or string, but found \(h.type) instead.")
         }
     }
 }
@@ -117,12 +129,16 @@ final class IndexOfNode: ExprNode, @unchecked Sendable {
     override func serialize() -> JSONValue { .array([.string("index-of")] + children.map { $0.serialize() }) }
 
     static func parse(_ items: [JSONValue], _ ctx: ParsingContext) -> ExprNode? {
-        guard items.count == 3 || items.count == 4 else { return ctx.error("Expected 3 or 4 arguments, but found \(items.count - 1) instead.") }
+        guard items.count == 3 || items.count == 4 else {
+            return ctx.error("Expected 3 or 4 arguments, but found \(items.count - 1) instead.")
+        }
         let needle = ctx.parse(items[1], 1, .value)
         let haystack = ctx.parse(items[2], 2, .value)
         guard let needle, let haystack else { return nil }
         guard ["boolean", "string", "number", "null", "value"].contains(needle.type.kind) else {
-            return ctx.error("Expected first argument to be of type boolean, string, number or null, but found \(needle.type) instead")
+            return ctx.error(
+                "Expected first argument to be of type boolean, string, number or null, but found \(needle.type) instead"
+            )
         }
         var from: ExprNode?
         if items.count == 4 {
@@ -136,7 +152,8 @@ final class IndexOfNode: ExprNode, @unchecked Sendable {
         let n = try needle.evaluate(ctx)
         let h = try haystack.evaluate(ctx)
         guard isPrimitiveNeedle(n) else {
-            throw EvaluationError("Expected first argument to be of type boolean, string, number or null, but found \(n.type) instead.")
+            throw EvaluationError(
+                "Expected first argument to be of type boolean, string, number or null, but found \(n.type) instead.")
         }
         var from = 0
         if let fromIndex {
@@ -157,7 +174,8 @@ final class IndexOfNode: ExprNode, @unchecked Sendable {
             for i in start..<items.count where items[i].strictlyEquals(n) { return .number(Double(i)) }
             return .number(-1)
         default:
-            throw EvaluationError("Expected second argument to be of type array or string, but found \(h.type) instead.")
+            throw EvaluationError(
+                "Expected second argument to be of type array or string, but found \(h.type) instead.")
         }
     }
 }
@@ -174,7 +192,9 @@ final class SliceNode: ExprNode, @unchecked Sendable {
     override func serialize() -> JSONValue { .array([.string("slice")] + children.map { $0.serialize() }) }
 
     static func parse(_ items: [JSONValue], _ ctx: ParsingContext) -> ExprNode? {
-        guard items.count == 3 || items.count == 4 else { return ctx.error("Expected 3 or 4 arguments, but found \(items.count - 1) instead.") }
+        guard items.count == 3 || items.count == 4 else {
+            return ctx.error("Expected 3 or 4 arguments, but found \(items.count - 1) instead.")
+        }
         let input = ctx.parse(items[1], 1, .value)
         let begin = ctx.parse(items[2], 2, .number)
         guard let input, let begin else { return nil }
@@ -196,7 +216,8 @@ final class SliceNode: ExprNode, @unchecked Sendable {
         switch v {
         case .string(let s):
             let scalars = Array(s.unicodeScalars)
-            let lo = sliceBound(b, count: scalars.count), hi = e.map { sliceBound($0, count: scalars.count) } ?? scalars.count
+            let lo = sliceBound(b, count: scalars.count),
+                hi = e.map { sliceBound($0, count: scalars.count) } ?? scalars.count
             var out = String.UnicodeScalarView()
             if lo < hi { out.append(contentsOf: scalars[lo..<hi]) }
             return .string(String(out))

@@ -39,7 +39,9 @@ final class StepNode: ExprNode, @unchecked Sendable {
     }
 
     static func parse(_ items: [JSONValue], _ ctx: ParsingContext) -> ExprNode? {
-        guard items.count - 1 >= 4 else { return ctx.error("Expected at least 4 arguments, but found only \(items.count - 1).") }
+        guard items.count - 1 >= 4 else {
+            return ctx.error("Expected at least 4 arguments, but found only \(items.count - 1).")
+        }
         guard (items.count - 1) % 2 == 0 else { return ctx.error("Expected an even number of arguments.") }
         guard let input = ctx.parse(items[1], 1, .number) else { return nil }
         var outputType: ExpressionType? = ctx.expectedType.flatMap { $0 == .value ? nil : $0 }
@@ -51,12 +53,16 @@ final class StepNode: ExprNode, @unchecked Sendable {
                 label = -.infinity
             } else {
                 guard case let l? = items[i].doubleValue, !(items[i].stringValue != nil) else {
-                    return ctx.error("Input/output pairs for \"step\" expressions must be defined using literal numeric values (not computed expressions) for the input values.", i)
+                    return ctx.error(
+                        "Input/output pairs for \"step\" expressions must be defined using literal numeric values (not computed expressions) for the input values.",
+                        i)
                 }
                 label = l
             }
             if let last = labels.last, last >= label {
-                return ctx.error("Input/output pairs for \"step\" expressions must be arranged with input values in strictly ascending order.", i)
+                return ctx.error(
+                    "Input/output pairs for \"step\" expressions must be arranged with input values in strictly ascending order.",
+                    i)
             }
             guard let parsed = ctx.parse(items[i + 1], i + 1, outputType) else { return nil }
             outputType = outputType ?? parsed.type
@@ -85,7 +91,8 @@ enum Interpolation: Sendable {
         switch self {
         case .linear: return .array([.string("linear")])
         case .exponential(let b): return .array([.string("exponential"), .double(b)])
-        case .cubicBezier(let a, let b, let c, let d): return .array([.string("cubic-bezier"), .double(a), .double(b), .double(c), .double(d)])
+        case .cubicBezier(let a, let b, let c, let d):
+            return .array([.string("cubic-bezier"), .double(a), .double(b), .double(c), .double(d)])
         }
     }
 
@@ -148,7 +155,10 @@ final class InterpolateNode: ExprNode, @unchecked Sendable {
     let labels: [Double]
     let outputs: [ExprNode]
 
-    init(type: ExpressionType, op: String, interpolation: Interpolation, input: ExprNode, labels: [Double], outputs: [ExprNode]) {
+    init(
+        type: ExpressionType, op: String, interpolation: Interpolation, input: ExprNode, labels: [Double],
+        outputs: [ExprNode]
+    ) {
         self.op = op
         self.interpolation = interpolation
         self.input = input
@@ -179,13 +189,16 @@ final class InterpolateNode: ExprNode, @unchecked Sendable {
         case .string("cubic-bezier"):
             let cps = kind.dropFirst().compactMap { $0.doubleValue }
             guard kind.count == 5, cps.count == 4, cps.allSatisfy({ $0 >= 0 && $0 <= 1 }) else {
-                return ctx.error("Cubic bezier interpolation requires four numeric arguments with values between 0 and 1.", 1)
+                return ctx.error(
+                    "Cubic bezier interpolation requires four numeric arguments with values between 0 and 1.", 1)
             }
             interpolation = .cubicBezier(cps[0], cps[1], cps[2], cps[3])
         default:
             return ctx.error("Unknown interpolation type \(name.stringValue ?? JSON.serialize(name))", 1, 0)
         }
-        guard items.count - 1 >= 4 else { return ctx.error("Expected at least 4 arguments, but found only \(items.count - 1).") }
+        guard items.count - 1 >= 4 else {
+            return ctx.error("Expected at least 4 arguments, but found only \(items.count - 1).")
+        }
         guard (items.count - 1) % 2 == 0 else { return ctx.error("Expected an even number of arguments.") }
         guard let input = ctx.parse(items[2], 2, .number) else { return nil }
         var outputType: ExpressionType?
@@ -198,10 +211,14 @@ final class InterpolateNode: ExprNode, @unchecked Sendable {
         var i = 3
         while i + 1 < items.count {
             guard case let label? = items[i].doubleValue, items[i].stringValue == nil else {
-                return ctx.error("Input/output pairs for \"interpolate\" expressions must be defined using literal numeric values (not computed expressions) for the input values.", i)
+                return ctx.error(
+                    "Input/output pairs for \"interpolate\" expressions must be defined using literal numeric values (not computed expressions) for the input values.",
+                    i)
             }
             if let last = labels.last, last >= label {
-                return ctx.error("Input/output pairs for \"interpolate\" expressions must be arranged with input values in strictly ascending order.", i)
+                return ctx.error(
+                    "Input/output pairs for \"interpolate\" expressions must be arranged with input values in strictly ascending order.",
+                    i)
             }
             guard let parsed = ctx.parse(items[i + 1], i + 1, outputType) else { return nil }
             outputType = outputType ?? parsed.type
@@ -210,14 +227,17 @@ final class InterpolateNode: ExprNode, @unchecked Sendable {
             i += 2
         }
         let t = outputType ?? .value
-        let interpolatable: [ExpressionType] = [.number, .projectionDefinition, .color, .padding, .numberArray, .colorArray,
-                                                .variableAnchorOffsetCollection]
+        let interpolatable: [ExpressionType] = [
+            .number, .projectionDefinition, .color, .padding, .numberArray, .colorArray,
+            .variableAnchorOffsetCollection,
+        ]
         // Plain arrays interpolate only when every output has the same known length.
         let fixedNumberArray: Bool = { if case .array(.number, let n) = t { return n != nil } else { return false } }()
         guard fixedNumberArray || interpolatable.contains(where: { $0.subtypeError(t) == nil }) else {
             return ctx.error("Type \(t) is not interpolatable.")
         }
-        return InterpolateNode(type: t, op: op, interpolation: interpolation, input: input, labels: labels, outputs: outputs)
+        return InterpolateNode(
+            type: t, op: op, interpolation: interpolation, input: input, labels: labels, outputs: outputs)
     }
 
     override func evaluate(_ ctx: EvaluationContext) throws(EvaluationError) -> ExpressionValue {
@@ -234,10 +254,14 @@ final class InterpolateNode: ExprNode, @unchecked Sendable {
         return try InterpolateNode.mix(lower, upper, t, type: type, space: space)
     }
 
-    static func mix(_ a: ExpressionValue, _ b: ExpressionValue, _ t: Double, type: ExpressionType, space: Color.Space) throws(EvaluationError) -> ExpressionValue {
+    static func mix(
+        _ a: ExpressionValue, _ b: ExpressionValue, _ t: Double, type: ExpressionType, space: Color.Space
+    ) throws(EvaluationError) -> ExpressionValue {
         func number(_ x: Double, _ y: Double) -> Double { x + t * (y - x) }
         func numbers(_ x: [Double], _ y: [Double]) throws(EvaluationError) -> [Double] {
-            guard x.count == y.count else { throw EvaluationError("Cannot interpolate values of different length. from: \(x.count), to: \(y.count)") }
+            guard x.count == y.count else {
+                throw EvaluationError("Cannot interpolate values of different length. from: \(x.count), to: \(y.count)")
+            }
             return zip(x, y).map { number($0, $1) }
         }
         switch (a, b) {
@@ -246,14 +270,22 @@ final class InterpolateNode: ExprNode, @unchecked Sendable {
         case let (.padding(x), .padding(y)): return .padding(try numbers(x, y))
         case let (.numberArray(x), .numberArray(y)): return .numberArray(try numbers(x, y))
         case let (.colorArray(x), .colorArray(y)):
-            guard x.count == y.count else { throw EvaluationError("Cannot interpolate values of different length. from: \(x.count), to: \(y.count)") }
+            guard x.count == y.count else {
+                throw EvaluationError("Cannot interpolate values of different length. from: \(x.count), to: \(y.count)")
+            }
             return .colorArray(zip(x, y).map { Color.interpolate($0, $1, t, space: space) })
         case let (.variableAnchorOffsetCollection(x), .variableAnchorOffsetCollection(y)):
-            guard x.count == y.count else { throw EvaluationError("Cannot interpolate values of different length. from: \(JSNumber.stringify(a)), to: \(JSNumber.stringify(b))") }
+            guard x.count == y.count else {
+                throw EvaluationError(
+                    "Cannot interpolate values of different length. from: \(JSNumber.stringify(a)), to: \(JSNumber.stringify(b))"
+                )
+            }
             var out: [ExpressionValue] = []
             for k in stride(from: 0, to: x.count, by: 2) {
                 guard x[k].strictlyEquals(y[k]) else {
-                    throw EvaluationError("Cannot interpolate values containing mismatched anchors. from[\(k)]: \(x[k].text), to[\(k)]: \(y[k].text)")
+                    throw EvaluationError(
+                        "Cannot interpolate values containing mismatched anchors. from[\(k)]: \(x[k].text), to[\(k)]: \(y[k].text)"
+                    )
                 }
                 out.append(x[k])
                 guard case .array(let ox) = x[k + 1], case .array(let oy) = y[k + 1] else { continue }
@@ -261,7 +293,9 @@ final class InterpolateNode: ExprNode, @unchecked Sendable {
             }
             return .variableAnchorOffsetCollection(out)
         case let (.array(x), .array(y)):
-            guard x.count == y.count else { throw EvaluationError("Cannot interpolate values of different length. from: \(x.count), to: \(y.count)") }
+            guard x.count == y.count else {
+                throw EvaluationError("Cannot interpolate values of different length. from: \(x.count), to: \(y.count)")
+            }
             return .array(zip(x, y).map { .number(number($0.numberValue ?? .nan, $1.numberValue ?? .nan)) })
         case let (.string(x), .string(y)) where type == .projectionDefinition:
             return .projectionTransition(from: x, to: y, transition: t)

@@ -60,7 +60,10 @@ private func quantized(_ g: Geometry, _ tile: CanonicalTileID) -> Geometry {
     return g.mapped { lng, lat in
         let tx = ((Mercator.x(lng: lng) * scale - Double(tile.x)) * tileExtent).jsRounded
         let ty = ((Mercator.y(lat: lat) * scale - Double(tile.y)) * tileExtent).jsRounded
-        return (Mercator.lng(x: (tx / tileExtent + Double(tile.x)) / scale), Mercator.lat(y: (ty / tileExtent + Double(tile.y)) / scale))
+        return (
+            Mercator.lng(x: (tx / tileExtent + Double(tile.x)) / scale),
+            Mercator.lat(y: (ty / tileExtent + Double(tile.y)) / scale)
+        )
     }
 }
 
@@ -117,8 +120,11 @@ final class WithinNode: ExprNode, @unchecked Sendable {
             let base = out.xy.count / 2, ringBase = out.partEnds.count
             out.xy.append(contentsOf: p.xy)
             out.partEnds.append(contentsOf: p.partEnds.map { $0 + base })
-            if p.type == .polygon { out.polygonEnds.append(out.partEnds.count) }
-            else { out.polygonEnds.append(contentsOf: p.polygonEnds.map { $0 + ringBase }) }
+            if p.type == .polygon {
+                out.polygonEnds.append(out.partEnds.count)
+            } else {
+                out.polygonEnds.append(contentsOf: p.polygonEnds.map { $0 + ringBase })
+            }
         }
         return out
     }
@@ -130,15 +136,21 @@ final class WithinNode: ExprNode, @unchecked Sendable {
         if let t = tileShapes[z] { return t }
         let world = worldCoordinates(shape, z: z)
         var minX = Double.infinity, maxX = -Double.infinity
-        world.forEachPosition { x, _ in minX = min(minX, x); maxX = max(maxX, x) }
-        let t = (pool: PreparedShapePool { (s) throws(MapCoreError) in try s.make(world) { ($0, $1) } }, minX: minX, maxX: maxX)
+        world.forEachPosition { x, _ in
+            minX = min(minX, x); maxX = max(maxX, x)
+        }
+        let t = (
+            pool: PreparedShapePool { (s) throws(MapCoreError) in try s.make(world) { ($0, $1) } }, minX: minX,
+            maxX: maxX
+        )
         tileShapes[z] = t
         return t
     }
 
     private func worldCoordinates(_ g: Geometry, z: Int) -> Geometry {
         let size = pow(2, Double(z)) * tileExtent
-        return g.mapped { lng, lat in ((Mercator.x(lng: lng) * size).jsRounded, (Mercator.y(lat: lat) * size).jsRounded) }
+        return g.mapped { lng, lat in ((Mercator.x(lng: lng) * size).jsRounded, (Mercator.y(lat: lat) * size).jsRounded)
+        }
     }
 
     override func evaluate(_ ctx: EvaluationContext) throws(EvaluationError) -> ExpressionValue {
@@ -149,23 +161,29 @@ final class WithinNode: ExprNode, @unchecked Sendable {
                 let scale = pow(2, Double(tile.z))
                 let worldSize = scale * tileExtent
                 var feature = g.mapped { lng, lat in
-                    (((Mercator.x(lng: lng) * scale - Double(tile.x)) * tileExtent).jsRounded + Double(tile.x) * tileExtent,
-                     ((Mercator.y(lat: lat) * scale - Double(tile.y)) * tileExtent).jsRounded + Double(tile.y) * tileExtent)
+                    (
+                        ((Mercator.x(lng: lng) * scale - Double(tile.x)) * tileExtent).jsRounded + Double(tile.x)
+                            * tileExtent,
+                        ((Mercator.y(lat: lat) * scale - Double(tile.y)) * tileExtent).jsRounded + Double(tile.y)
+                            * tileExtent
+                    )
                 }
                 let target = tileShape(forZoom: tile.z)
                 feature = wrapNearShape(feature, worldSize: worldSize, minX: target.minX, maxX: target.maxX)
-                return .boolean(try target.pool.withEntry { (e) throws(MapCoreError) -> Bool in
-                    try e.containsProperly(feature) { ($0, $1) }
-                })
+                return .boolean(
+                    try target.pool.withEntry { (e) throws(MapCoreError) -> Bool in
+                        try e.containsProperly(feature) { ($0, $1) }
+                    })
             }
             if let locator, g.type == .point || g.type == .multiPoint {
                 var inside = true
                 g.forEachPosition { x, y in inside = inside && locator.locate(x, y) == .interior }
                 return .boolean(inside)
             }
-            return .boolean(try lonLatPool.withEntry { (e) throws(MapCoreError) -> Bool in
-                try e.containsProperly(g) { ($0, $1) }
-            })
+            return .boolean(
+                try lonLatPool.withEntry { (e) throws(MapCoreError) -> Bool in
+                    try e.containsProperly(g) { ($0, $1) }
+                })
         } catch {
             throw EvaluationError(error.message)
         }
@@ -191,7 +209,9 @@ final class WithinNode: ExprNode, @unchecked Sendable {
             return feature.mapped { (shift($0), $1) }
         }
         var lo = Double.infinity, hi = -Double.infinity
-        feature.forEachPosition { x, _ in lo = min(lo, x); hi = max(hi, x) }
+        feature.forEachPosition { x, _ in
+            lo = min(lo, x); hi = max(hi, x)
+        }
         guard hi - lo <= half else { return feature }
         return feature.mapped { (shift($0), $1) }
     }
@@ -229,7 +249,8 @@ final class DistanceNode: ExprNode, @unchecked Sendable {
 
     static func parse(_ items: [JSONValue], _ ctx: ParsingContext) -> ExprNode? {
         guard items.count == 2 else {
-            return ctx.error("'distance' expression requires exactly one argument, but found \(items.count - 1) instead.")
+            return ctx.error(
+                "'distance' expression requires exactly one argument, but found \(items.count - 1) instead.")
         }
         var parts: [Geometry] = []
         switch shapeGeometry(items[1]) {
@@ -241,7 +262,9 @@ final class DistanceNode: ExprNode, @unchecked Sendable {
         guard !parts.isEmpty else {
             return ctx.error("'distance' expression requires valid geojson object that contains polygon geometry type.")
         }
-        return DistanceNode(geojson: items[1], shape: parts.count == 1 ? parts[0] : Geometry(type: .geometryCollection, geometries: parts))
+        return DistanceNode(
+            geojson: items[1],
+            shape: parts.count == 1 ? parts[0] : Geometry(type: .geometryCollection, geometries: parts))
     }
 
     override func evaluate(_ ctx: EvaluationContext) throws(EvaluationError) -> ExpressionValue {
@@ -252,13 +275,14 @@ final class DistanceNode: ExprNode, @unchecked Sendable {
         let toLocal: (Double, Double) -> (Double, Double) = { ($0 * ruler.kx, $1 * ruler.ky) }
         let shape = self.shape
         do throws(MapCoreError) {
-            return .number(try GEOSSessions.with { (session) throws(MapCoreError) -> Double in
-                let a = try session.make(g, transform: toLocal)
-                let b = try session.make(shape, transform: toLocal)
-                if try session.isEmpty(a) { return .nan }
-                if try session.isEmpty(b) { return .nan }
-                return try session.distance(a, b)
-            })
+            return .number(
+                try GEOSSessions.with { (session) throws(MapCoreError) -> Double in
+                    let a = try session.make(g, transform: toLocal)
+                    let b = try session.make(shape, transform: toLocal)
+                    if try session.isEmpty(a) { return .nan }
+                    if try session.isEmpty(b) { return .nan }
+                    return try session.distance(a, b)
+                })
         } catch {
             throw EvaluationError(error.message)
         }

@@ -23,7 +23,9 @@ final class CollatorNode: ExprNode, @unchecked Sendable {
 
     static func parse(_ items: [JSONValue], _ ctx: ParsingContext) -> ExprNode? {
         guard items.count == 2 else { return ctx.error("Expected one argument.") }
-        guard case .object(let options) = items[1] else { return ctx.error("Collator options argument must be an object.") }
+        guard case .object(let options) = items[1] else {
+            return ctx.error("Collator options argument must be an object.")
+        }
         guard let cs = ctx.parse(options["case-sensitive"] ?? .bool(false), 1, .boolean) else { return nil }
         guard let ds = ctx.parse(options["diacritic-sensitive"] ?? .bool(false), 1, .boolean) else { return nil }
         var locale: ExprNode?
@@ -35,8 +37,11 @@ final class CollatorNode: ExprNode, @unchecked Sendable {
     }
 
     override func evaluate(_ ctx: EvaluationContext) throws(EvaluationError) -> ExpressionValue {
-        .collator(Collator(caseSensitive: try evalBool(caseSensitive, ctx), diacriticSensitive: try evalBool(diacriticSensitive, ctx),
-                           locale: try locale.map { (n) throws(EvaluationError) -> String in try evalString(n, ctx) }))
+        .collator(
+            Collator(
+                caseSensitive: try evalBool(caseSensitive, ctx),
+                diacriticSensitive: try evalBool(diacriticSensitive, ctx),
+                locale: try locale.map { (n) throws(EvaluationError) -> String in try evalString(n, ctx) }))
     }
 }
 
@@ -82,7 +87,8 @@ final class FormatNode: ExprNode, @unchecked Sendable {
                 }
                 if let v = options["vertical-align"], v.isTruthyJSON {
                     if case .string(let s) = v, !verticalAlignOptions.contains(s) {
-                        return ctx.error("'vertical-align' must be one of: 'bottom', 'center', 'top' but found '\(s)' instead.")
+                        return ctx.error(
+                            "'vertical-align' must be one of: 'bottom', 'center', 'top' but found '\(s)' instead.")
                     }
                     guard let p = ctx.parse(v, 1, .string) else { return nil }
                     section.verticalAlign = p
@@ -110,12 +116,16 @@ final class FormatNode: ExprNode, @unchecked Sendable {
                 continue
             }
             var font: String?
-            if let f = s.font, case .array(let names) = try f.evaluate(ctx) { font = names.map(\.text).joined(separator: ",") }
+            if let f = s.font, case .array(let names) = try f.evaluate(ctx) {
+                font = names.map(\.text).joined(separator: ",")
+            }
             var color: Color?
             if let c = s.textColor, case .color(let v) = try c.evaluate(ctx) { color = v }
-            out.append(Formatted.Section(text: content.text, image: nil,
-                                         scale: try s.scale.map { (n) throws(EvaluationError) -> Double in try evalNumber(n, ctx) },
-                                         fontStack: font, textColor: color, verticalAlign: align))
+            out.append(
+                Formatted.Section(
+                    text: content.text, image: nil,
+                    scale: try s.scale.map { (n) throws(EvaluationError) -> Double in try evalNumber(n, ctx) },
+                    fontStack: font, textColor: color, verticalAlign: align))
         }
         return .formatted(Formatted(sections: out))
     }
@@ -138,10 +148,18 @@ final class FormatNode: ExprNode, @unchecked Sendable {
     static func serialize(_ f: Formatted) -> JSONValue {
         var out: [JSONValue] = [.string("format")]
         for s in f.sections {
-            if let image = s.image { out.append(.array([.string("image"), .string(image.name)])) } else { out.append(.string(s.text)) }
+            if let image = s.image {
+                out.append(.array([.string("image"), .string(image.name)]))
+            } else {
+                out.append(.string(s.text))
+            }
             var o = JSONObject()
             if let v = s.scale { o["font-scale"] = .double(v) }
-            if let v = s.fontStack { o["text-font"] = .array([.string("literal"), .array(v.split(separator: ",").map { .string(String($0)) })]) }
+            if let v = s.fontStack {
+                o["text-font"] = .array([
+                    .string("literal"), .array(v.split(separator: ",").map { .string(String($0)) }),
+                ])
+            }
             if let v = s.textColor { o["text-color"] = .string(v.cssString) }
             if let v = s.verticalAlign { o["vertical-align"] = .string(v) }
             out.append(.object(o))
@@ -189,7 +207,10 @@ final class ImageNode: ExprNode, @unchecked Sendable {
 final class NumberFormatNode: ExprNode, @unchecked Sendable {
     let number: ExprNode
     let locale: ExprNode?, currency: ExprNode?, unit: ExprNode?, minFraction: ExprNode?, maxFraction: ExprNode?
-    init(number: ExprNode, locale: ExprNode?, currency: ExprNode?, unit: ExprNode?, minFraction: ExprNode?, maxFraction: ExprNode?) {
+    init(
+        number: ExprNode, locale: ExprNode?, currency: ExprNode?, unit: ExprNode?, minFraction: ExprNode?,
+        maxFraction: ExprNode?
+    ) {
         self.number = number
         self.locale = locale
         self.currency = currency
@@ -198,7 +219,9 @@ final class NumberFormatNode: ExprNode, @unchecked Sendable {
         self.maxFraction = maxFraction
         super.init(type: .string)
     }
-    override var children: [ExprNode] { [number] + [locale, currency, unit, minFraction, maxFraction].compactMap { $0 } }
+    override var children: [ExprNode] {
+        [number] + [locale, currency, unit, minFraction, maxFraction].compactMap { $0 }
+    }
     override func serialize() -> JSONValue {
         var o = JSONObject()
         if let v = locale { o["locale"] = v.serialize() }
@@ -212,7 +235,9 @@ final class NumberFormatNode: ExprNode, @unchecked Sendable {
     static func parse(_ items: [JSONValue], _ ctx: ParsingContext) -> ExprNode? {
         guard items.count == 3 else { return ctx.error("Expected two arguments.") }
         guard let number = ctx.parse(items[1], 1, .number) else { return nil }
-        guard case .object(let options) = items[2] else { return ctx.error("NumberFormat options argument must be an object.") }
+        guard case .object(let options) = items[2] else {
+            return ctx.error("NumberFormat options argument must be an object.")
+        }
         func option(_ name: String, _ type: ExpressionType) -> (ok: Bool, node: ExprNode?) {
             guard let v = options[name], v.isTruthyJSON else { return (true, nil) }
             guard let p = ctx.parse(v, 1, type) else { return (false, nil) }
@@ -221,16 +246,22 @@ final class NumberFormatNode: ExprNode, @unchecked Sendable {
         let locale = option("locale", .string), currency = option("currency", .string), unit = option("unit", .string)
         let minF = option("min-fraction-digits", .number), maxF = option("max-fraction-digits", .number)
         guard locale.ok, currency.ok, unit.ok, minF.ok, maxF.ok else { return nil }
-        return NumberFormatNode(number: number, locale: locale.node, currency: currency.node, unit: unit.node,
-                                minFraction: minF.node, maxFraction: maxF.node)
+        return NumberFormatNode(
+            number: number, locale: locale.node, currency: currency.node, unit: unit.node,
+            minFraction: minF.node, maxFraction: maxF.node)
     }
 
     override func evaluate(_ ctx: EvaluationContext) throws(EvaluationError) -> ExpressionValue {
-        func str(_ n: ExprNode?) throws(EvaluationError) -> String? { try n.map { (x) throws(EvaluationError) -> String in try evalString(x, ctx) } }
-        func num(_ n: ExprNode?) throws(EvaluationError) -> Double? { try n.map { (x) throws(EvaluationError) -> Double in try evalNumber(x, ctx) } }
+        func str(_ n: ExprNode?) throws(EvaluationError) -> String? {
+            try n.map { (x) throws(EvaluationError) -> String in try evalString(x, ctx) }
+        }
+        func num(_ n: ExprNode?) throws(EvaluationError) -> Double? {
+            try n.map { (x) throws(EvaluationError) -> Double in try evalNumber(x, ctx) }
+        }
         let value = try evalNumber(number, ctx)
-        let formatter = NumberFormatter(locale: try str(locale), currency: try str(currency), unit: try str(unit),
-                                        minFraction: try num(minFraction), maxFraction: try num(maxFraction))
+        let formatter = NumberFormatter(
+            locale: try str(locale), currency: try str(currency), unit: try str(unit),
+            minFraction: try num(minFraction), maxFraction: try num(maxFraction))
         return .string(try formatter.format(value))
     }
 }
@@ -284,7 +315,9 @@ struct NumberFormatter {
             digits = String(UInt64(roundHalfAwayFromZero(scaled)))
         } else {
             digits = JSNumber.format(scaled.rounded())
-            if digits.contains("e") { digits = JSNumber.format(abs(value)); return (value < 0 ? "-" : "") + prefix + digits + suffix }
+            if digits.contains("e") {
+                digits = JSNumber.format(abs(value)); return (value < 0 ? "-" : "") + prefix + digits + suffix
+            }
         }
         while digits.count <= maxDigits { digits = "0" + digits }
         var integer = String(digits.dropLast(maxDigits))
