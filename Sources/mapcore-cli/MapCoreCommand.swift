@@ -134,8 +134,10 @@ struct ExpressionsConformance: ParsableCommand {
     var file: String
 
     @Option(
-        help:
-            "A file listing case ids expected to fail (one per line, '#' comments): they are reported but do not fail the run; a listed case that passes, or an unlisted case that fails, does."
+        help: """
+            A file listing case ids expected to fail (one per line, '#' comments): they are reported but do not \
+            fail the run; a listed case that passes, or an unlisted case that fails, does.
+            """
     )
     var knownFailures: String?
 
@@ -308,7 +310,8 @@ struct Filter: ParsableCommand {
 struct Cluster: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
-            "Cluster the Point features of a file as supercluster does: the clusters and points at a zoom (GeoJSON), or --stats."
+            "Cluster the Point features of a file as supercluster does: the clusters and points at a zoom "
+                + "(GeoJSON), or --stats."
     )
 
     @OptionGroup var input: InputOptions

@@ -157,7 +157,8 @@ private let squareWithHole =
                 .default, true
             ),
             (
-                ##"["interpolate", ["linear"], ["get", "mag"], 0, "#ffff00", 5, "#ff0000", 10, "rgba(255,255,255,0.5)"]"##,
+                ##"["interpolate", ["linear"], ["get", "mag"], 0, "#ffff00", 5, "#ff0000", 10, "rgba(255,255,255,"##
+                    + ##"0.5)"]"##,
                 .colors, colorSpec, true
             ),
             (#"["interpolate-hcl", ["linear"], ["get", "mag"], 0, "red", 10, "blue"]"#, .colors, colorSpec, true),
@@ -186,7 +187,8 @@ private let squareWithHole =
             (#"["!=", ["get", "mag"], 3]"#, .booleans, .default, true),
             (#"["==", ["get", "kind"], "never seen"]"#, .booleans, .default, true),
             (
-                #"["<=", ["+", ["get", "mag"], ["*", 2, ["get", "population"]], -1], ["/", ["get", "population"], ["-", ["get", "mag"]]]]"#,
+                #"["<=", ["+", ["get", "mag"], ["*", 2, ["get", "population"]], -1], ["/", ["get", "population"], "#
+                    + #"["-", ["get", "mag"]]]]"#,
                 .booleans, .default, true
             ),
             (#"["interpolate", ["linear"], ["zoom"], 0, 0, 10, 100]"#, .numbers, .default, true),
@@ -241,11 +243,13 @@ private let squareWithHole =
         let shapes = [
             star, squareWithHole,
             // Two overlapping squares: GEOS counts crossings over both (even-odd).
-            #"{"type":"MultiPolygon","coordinates":[[[[0,0],[4,0],[4,4],[0,4],[0,0]]],[[[2,2],[6,2],[6,6],[2,6],[2,2]]]]}"#,
+            #"{"type":"MultiPolygon","coordinates":[[[[0,0],[4,0],[4,4],[0,4],[0,0]]],[[[2,2],[6,2],[6,6],[2,6],[2,"#
+                + #"2]]]]}"#,
             // A saw of 4,000 teeth: every edge spans the full height, so banding must thin out.
             sawtooth,
             // Collinear vertices, horizontal edges, a spike.
-            #"{"type":"Polygon","coordinates":[[[0,0],[1,0],[2,0],[2,1],[3,1],[3,3],[1.5,3],[1.5,5],[1.5,3],[0,3],[0,0]]]}"#,
+            #"{"type":"Polygon","coordinates":[[[0,0],[1,0],[2,0],[2,1],[3,1],[3,3],[1.5,3],[1.5,5],[1.5,3],[0,3],[0,"#
+                + #"0]]]}"#,
         ]
         var rng = SeededGenerator(seed: 11)
         for text in shapes {

@@ -26,7 +26,10 @@ private func feature(_ text: String) throws -> Feature {
 
 /// The sample feature of the Azure Maps iOS data-driven styling document.
 private let sampleFeature =
-    #"{"type":"Feature","geometry":{"type":"Point","coordinates":[-122.13284,47.63699]},"properties":{"id":123,"entityType":"restaurant","revenue":12345,"subTitle":"Building 40","temperature":64,"title":"Cafeteria","zoneColor":"purple","abcArray":["a","b","c"],"array2d":[["a","b"],["x","y"]],"_style":{"fillColor":"red"}}}"#
+    #"{"type":"Feature","geometry":{"type":"Point","coordinates":[-122.13284,47.63699]},"properties":{"id":123,"#
+        + #""entityType":"restaurant","revenue":12345,"subTitle":"Building 40","temperature":64,"title":"Cafeteria","#
+        + #""zoneColor":"purple","abcArray":["a","b","c"],"array2d":[["a","b"],["x","y"]],"#
+        + #""_style":{"fillColor":"red"}}}"#
 
 private func evaluate(
     _ text: String, on featureText: String? = sampleFeature, zoom: Double? = nil,
@@ -82,7 +85,8 @@ private func evaluate(
             type: .color, propertyType: "data-driven", interpolated: false, parameters: ["zoom", "feature"],
             name: nil, defaultValue: nil, enumValues: nil, tokens: false)
         let conditional =
-            #"["case", ["has", "zoneColor"], ["to-color", ["get", "zoneColor"]], [">=", ["get", "temperature"], 100], "red", "green"]"#
+            #"["case", ["has", "zoneColor"], ["to-color", ["get", "zoneColor"]], [">=", ["get", "temperature"], 100], "#
+                + #""red", "green"]"#
         guard case .color(let purple) = try evaluate(conditional, spec: colorSpec) else {
             Issue.record("not a color"); return
         }
@@ -112,7 +116,8 @@ private func evaluate(
 
     @Test func legacyFiltersAsTheSDKDocumentsThem() throws {
         let park = try feature(
-            #"{"type":"Feature","id":7,"geometry":{"type":"MultiPolygon","coordinates":[]},"properties":{"kind":"park","area":12}}"#
+            #"{"type":"Feature","id":7,"geometry":{"type":"MultiPolygon","coordinates":[]},"#
+                + #""properties":{"kind":"park","area":12}}"#
         )
         func matches(_ filter: String) throws -> Bool {
             var ctx = EvaluationContext()
@@ -241,7 +246,8 @@ private func evaluate(
 
     @Test func oneCompiledExpressionManyThreads() async throws {
         let e = try compile(
-            #"["case", ["within", {"type":"Polygon","coordinates":[[[0,0],[10,0],[10,10],[0,10],[0,0]]]}], ["*", ["get", "v"], 2], -1]"#
+            #"["case", ["within", {"type":"Polygon","coordinates":[[[0,0],[10,0],[10,10],[0,10],[0,0]]]}], ["*", "#
+                + #"["get", "v"], 2], -1]"#
         )
         let results = await withTaskGroup(of: Bool.self) { group in
             for t in 0..<8 {

@@ -389,9 +389,8 @@ private let repoRoot = "/" + #filePath.split(separator: "/").dropLast(3).joined(
                     JSON.serialize(again.serialize()) == JSON.serialize(original.serialize()),
                     "\(c["id"]?.stringValue ?? "?"): `\(printed.text)` → \(JSON.serialize(back))")
             case .failure(let f):
-                Issue.record(
-                    "\(c["id"]?.stringValue ?? "?"): `\(printed.text)` → \(JSON.serialize(back)) does not compile: \(f.errors.map(\.message))"
-                )
+                let id = c["id"]?.stringValue ?? "?", messages = f.errors.map(\.message)
+                Issue.record("\(id): `\(printed.text)` → \(JSON.serialize(back)) does not compile: \(messages)")
             }
             checked += 1
         }
@@ -408,10 +407,12 @@ private let repoRoot = "/" + #filePath.split(separator: "/").dropLast(3).joined(
         #expect(
             try text(#"["any", ["all", true, false], ["<", ["zoom"], 3]]"#)
                 == "(TRUEPREDICATE AND FALSEPREDICATE) OR $zoomLevel < 3")
-        #expect(try text(#"["==", "kind", "park"]"#) == "kind == 'park'")  // legacy filters as the iOS SDK documents them
+        // Legacy filters as the iOS SDK documents them.
+        #expect(try text(#"["==", "kind", "park"]"#) == "kind == 'park'")
         #expect(
             try text(#"["all", ["in", "$type", "Point", "Polygon"], ["!has", "name"], ["none", ["<", "$id", 3]]]"#)
-                == "$geometryType IN {'Point', 'Polygon'} AND NOT mgl_does:have:(SELF, 'name') == TRUE AND NOT $featureIdentifier < 3"
+                == "$geometryType IN {'Point', 'Polygon'} AND NOT mgl_does:have:(SELF, 'name') == TRUE AND NOT "
+                    + "$featureIdentifier < 3"
         )
         #expect(try text(#"["has", "name"]"#) == "mgl_does:have:(SELF, 'name') == TRUE")
         #expect(try text(#"["==", ["get", "ISO 3166-1:2006"], "US-OH"]"#) == "%K == 'US-OH'")

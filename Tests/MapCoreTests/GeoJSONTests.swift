@@ -13,9 +13,12 @@ import Testing
             #"{"type":"MultiLineString","coordinates":[[[1,2],[3,4]],[[5,6],[7,8],[9,10]]]}"#,
             #"{"type":"Polygon","coordinates":[[[0,0],[10,0],[10,10],[0,0]],[[1,1],[2,1],[2,2],[1,1]]]}"#,
             #"{"type":"Polygon","coordinates":[]}"#,
-            #"{"type":"MultiPolygon","coordinates":[[[[0,0],[1,0],[1,1],[0,0]]],[[[5,5],[6,5],[6,6],[5,5]],[[5.1,5.1],[5.2,5.1],[5.2,5.2],[5.1,5.1]]]]}"#,
-            #"{"type":"GeometryCollection","geometries":[{"type":"Point","coordinates":[1,2]},{"type":"GeometryCollection","geometries":[]}]}"#,
-            #"{"type":"Feature","id":"a","bbox":[0,0,1,1],"geometry":null,"properties":{"x":[1,{"y":null}]},"extra":true}"#,
+            #"{"type":"MultiPolygon","coordinates":[[[[0,0],[1,0],[1,1],[0,0]]],[[[5,5],[6,5],[6,6],[5,5]],[[5.1,5.1],"#
+                + #"[5.2,5.1],[5.2,5.2],[5.1,5.1]]]]}"#,
+            #"{"type":"GeometryCollection","geometries":[{"type":"Point","coordinates":[1,2]},"#
+                + #"{"type":"GeometryCollection","geometries":[]}]}"#,
+            #"{"type":"Feature","id":"a","bbox":[0,0,1,1],"geometry":null,"properties":{"x":[1,{"y":null}]},"#
+                + #""extra":true}"#,
             #"{"type":"FeatureCollection","features":[],"name":"empty"}"#,
         ]
         for text in samples {
@@ -29,7 +32,8 @@ import Testing
 
     @Test func coordinatesAreFlat() throws {
         let v = try GeoJSONParser.parse(
-            #"{"type":"MultiPolygon","coordinates":[[[[0,0],[1,0],[1,1],[0,0]]],[[[5,5],[6,5],[6,6],[5,5]],[[5.1,5.1],[5.2,5.1],[5.2,5.2],[5.1,5.1]]]]}"#
+            #"{"type":"MultiPolygon","coordinates":[[[[0,0],[1,0],[1,1],[0,0]]],[[[5,5],[6,5],[6,6],[5,5]],[[5.1,5.1],"#
+                + #"[5.2,5.1],[5.2,5.2],[5.1,5.1]]]]}"#
         )
         guard case .geometry(let g) = v else { Issue.record("not a geometry"); return }
         #expect(g.positionCount == 12)
@@ -81,7 +85,9 @@ import Testing
         stringOnly.id = .int(1)
         #expect(stringOnly == Feature(geometry: nil, id: .int(1)))
         let parsed = try GeoJSONParser.parse(
-            #"{"type":"FeatureCollection","features":[{"type":"Feature","id":"abc","geometry":null,"properties":null},{"type":"Feature","id":18446744073709551615,"geometry":null,"properties":null},{"type":"Feature","id":-1.5,"geometry":null,"properties":null}]}"#
+            #"{"type":"FeatureCollection","features":[{"type":"Feature","id":"abc","geometry":null,"properties":null},"#
+                + #"{"type":"Feature","id":18446744073709551615,"geometry":null,"properties":null},{"type":"Feature","#
+                + #""id":-1.5,"geometry":null,"properties":null}]}"#
         )
         guard case .featureCollection(let c) = parsed else { Issue.record("not a collection"); return }
         #expect(c.features.map(\.id) == [.string("abc"), .uint(.max), .double(-1.5)])
@@ -89,7 +95,8 @@ import Testing
 
     @Test func rareMembersAreCopiedOnWrite() throws {
         let parsed = try GeoJSONParser.parse(
-            #"{"type":"Feature","bbox":[0,0,1,1],"geometry":{"type":"LineString","coordinates":[[0,0,5],[1,1]],"name":"l"},"properties":null,"x":1}"#
+            #"{"type":"Feature","bbox":[0,0,1,1],"geometry":{"type":"LineString","coordinates":[[0,0,5],[1,1]],"#
+                + #""name":"l"},"properties":null,"x":1}"#
         )
         guard case .feature(let original) = parsed, let line = original.geometry else {
             Issue.record("not a feature"); return
@@ -176,7 +183,8 @@ import Testing
             #"{"i":1,"n":-6,"max":1,"min":2,"u":3}"#,  // the same shape
             #"{"i":1,"n":-6}"#,  // a prefix of it
             #"{"n":1.5,"i":-0.0,"big":1e300,"tiny":5e-324}"#,
-            #"{"t":true,"f":false,"z":null,"e":"","a":"a","esc":"line\nbreak \"q\" \\ \u00e9 \ud83d\ude00","raw":"café 東京"}"#,
+            #"{"t":true,"f":false,"z":null,"e":"","a":"a","esc":"line\nbreak \"q\" \\ \u00e9 \ud83d\ude00","#
+                + #""raw":"café 東京"}"#,
             "{\"long\":\"\(long)\",\"after\":1}",
             "{}",
             #"{"nested":[1,{"a":2}],"x":1}"#,

@@ -133,7 +133,9 @@ import Testing
 
     @Test func positionsFollowDocumentOrder() throws {
         let v = try GeoJSONParser.parse(
-            #"{"type":"GeometryCollection","geometries":[{"type":"Point","coordinates":[1,2]},{"type":"GeometryCollection","geometries":[{"type":"LineString","coordinates":[[3,4],[5,6]]}]},{"type":"Point","coordinates":[7,8]}]}"#
+            #"{"type":"GeometryCollection","geometries":[{"type":"Point","coordinates":[1,2]},"#
+                + #"{"type":"GeometryCollection","geometries":[{"type":"LineString","coordinates":[[3,4],[5,6]]}]},"#
+                + #"{"type":"Point","coordinates":[7,8]}]}"#
         )
         #expect(Array(Positions.of(v)) == [1, 2, 3, 4, 5, 6, 7, 8])
         #expect(BoundingBox.of(v) == BoundingBox(west: 1, south: 2, east: 7, north: 8))

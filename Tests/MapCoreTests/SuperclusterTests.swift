@@ -266,9 +266,12 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.feature(i).prope
                     ?? (got.count == expected.count ? nil : min(got.count, expected.count))
                 {
                     mismatches += 1
+                    let gotItem = k < got.count ? got[k] : [], expectedItem = k < expected.count ? expected[k] : []
                     Issue.record(
-                        "count \(count), minPoints \(minPoints), dense \(dense), level \(z), item \(k) of \(expected.count): got \(k < got.count ? got[k] : []), expected \(k < expected.count ? expected[k] : [])"
-                    )
+                        """
+                        count \(count), minPoints \(minPoints), dense \(dense), level \(z), item \(k) of \
+                        \(expected.count): got \(gotItem), expected \(expectedItem)
+                        """)
                 }
                 // Boxes from a few pixels to most of the world: nodes wholly inside, straddling
                 // and outside, reported in kdbush's order.

@@ -21,7 +21,8 @@ public struct SuperclusterOptions: Sendable, Equatable {
         func bad(_ m: String) -> MapCoreError { MapCoreError(.invalidArgument, m) }
         guard minZoom >= 0, maxZoom <= Self.maxAllowedZoom, minZoom <= maxZoom else {
             throw bad(
-                "minZoom and maxZoom must satisfy 0 <= minZoom <= maxZoom <= \(Self.maxAllowedZoom) (got \(minZoom), \(maxZoom))."
+                "minZoom and maxZoom must satisfy 0 <= minZoom <= maxZoom <= \(Self.maxAllowedZoom) (got "
+                    + "\(minZoom), \(maxZoom))."
             )
         }
         guard radius.isFinite, radius > 0 else { throw bad("radius must be a positive number (got \(radius)).") }

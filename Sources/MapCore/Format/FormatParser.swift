@@ -199,9 +199,8 @@ struct FormatParser {
         guard current.token != .end else { throw fail("The format string is empty", at: 0) }
         let node = try parseOr()
         guard current.token == .end else {
-            throw fail(
-                "Unexpected \(describe(current.token)) after a complete \(node.isPredicate ? "predicate" : "expression")",
-                at: current.offset)
+            let kind = node.isPredicate ? "predicate" : "expression"
+            throw fail("Unexpected \(describe(current.token)) after a complete \(kind)", at: current.offset)
         }
         if argumentIndex < arguments.count {
             throw fail(

@@ -124,7 +124,8 @@ enum FormatToJSON {
         case .shape(let g): return g
         default:
             throw error(
-                "An aggregate used as a value may only hold constants; use a function such as mgl_join or mgl_coalesce to combine expressions"
+                "An aggregate used as a value may only hold constants; use a function such as mgl_join or "
+                    + "mgl_coalesce to combine expressions"
             )
         }
     }

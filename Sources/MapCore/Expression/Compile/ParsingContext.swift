@@ -105,7 +105,8 @@ final class ParsingContext {
         }
         guard case .string(let op) = first else {
             return error(
-                "Expression name must be a string, but found \(jsTypeName(first)) instead. If you wanted a literal array, use [\"literal\", [...]].",
+                "Expression name must be a string, but found \(jsTypeName(first)) instead. If you wanted a literal "
+                    + "array, use [\"literal\", [...]].",
                 0)
         }
         guard let parser = Operators.registry[op] else {

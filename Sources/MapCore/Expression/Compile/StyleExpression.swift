@@ -124,7 +124,8 @@ public final class StyleExpression: Sendable {
         case .none:
             if !zoomConstant {
                 return fail(
-                    "\"zoom\" expression may only be used as input to a top-level \"step\" or \"interpolate\" expression."
+                    "\"zoom\" expression may only be used as input to a top-level \"step\" or \"interpolate\" "
+                        + "expression."
                 )
             }
             return .success(StyleExpression(root: root, spec: spec, zoomCurve: nil))

@@ -67,7 +67,8 @@ final class VarNode: ExprNode, @unchecked Sendable {
         }
         guard let bound = ctx.scope.get(name) else {
             return ctx.error(
-                "Unknown variable \"\(name)\". Make sure \"\(name)\" has been bound in an enclosing \"let\" expression before using it.",
+                "Unknown variable \"\(name)\". Make sure \"\(name)\" has been bound in an enclosing \"let\" "
+                    + "expression before using it.",
                 1)
         }
         return VarNode(name: name, bound: bound)

@@ -252,7 +252,8 @@ final class ComparisonNode: ExprNode, @unchecked Sendable {
             let ta = a.type, tb = b.type
             guard ta.kind == tb.kind, ta == .string || ta == .number else {
                 throw EvaluationError(
-                    "Expected arguments for \"\(op)\" to be (string, string) or (number, number), but found (\(ta.kind), \(tb.kind)) instead."
+                    "Expected arguments for \"\(op)\" to be (string, string) or (number, number), but found "
+                        + "(\(ta.kind), \(tb.kind)) instead."
                 )
             }
         }

@@ -175,7 +175,8 @@ final class CoercionNode: ExprNode, @unchecked Sendable {
                 case .array(let items):
                     if items.count < 3 || items.count > 4 {
                         message =
-                            "Invalid rgba value \(JSNumber.stringify(input)): expected an array containing either three or four numeric values."
+                            "Invalid rgba value \(JSNumber.stringify(input)): expected an array containing either "
+                                + "three or four numeric values."
                     } else if let c = Coercions.rgbaColor(items, &message) {
                         return .color(c)
                     }

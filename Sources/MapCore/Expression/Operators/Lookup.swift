@@ -89,7 +89,8 @@ final class InNode: ExprNode, @unchecked Sendable {
         guard let needle, let haystack else { return nil }
         guard ["boolean", "string", "number", "null", "value"].contains(needle.type.kind) else {
             return ctx.error(
-                "Expected first argument to be of type boolean, string, number or null, but found \(needle.type) instead"
+                "Expected first argument to be of type boolean, string, number or null, but found \(needle.type) "
+                    + "instead"
             )
         }
         guard ["string", "array", "value"].contains(haystack.type.kind) else {
@@ -137,7 +138,8 @@ final class IndexOfNode: ExprNode, @unchecked Sendable {
         guard let needle, let haystack else { return nil }
         guard ["boolean", "string", "number", "null", "value"].contains(needle.type.kind) else {
             return ctx.error(
-                "Expected first argument to be of type boolean, string, number or null, but found \(needle.type) instead"
+                "Expected first argument to be of type boolean, string, number or null, but found \(needle.type) "
+                    + "instead"
             )
         }
         var from: ExprNode?

@@ -54,14 +54,16 @@ final class StepNode: ExprNode, @unchecked Sendable {
             } else {
                 guard case let l? = items[i].doubleValue, !(items[i].stringValue != nil) else {
                     return ctx.error(
-                        "Input/output pairs for \"step\" expressions must be defined using literal numeric values (not computed expressions) for the input values.",
+                        "Input/output pairs for \"step\" expressions must be defined using literal numeric values "
+                            + "(not computed expressions) for the input values.",
                         i)
                 }
                 label = l
             }
             if let last = labels.last, last >= label {
                 return ctx.error(
-                    "Input/output pairs for \"step\" expressions must be arranged with input values in strictly ascending order.",
+                    "Input/output pairs for \"step\" expressions must be arranged with input values in strictly "
+                        + "ascending order.",
                     i)
             }
             guard let parsed = ctx.parse(items[i + 1], i + 1, outputType) else { return nil }
@@ -212,12 +214,14 @@ final class InterpolateNode: ExprNode, @unchecked Sendable {
         while i + 1 < items.count {
             guard case let label? = items[i].doubleValue, items[i].stringValue == nil else {
                 return ctx.error(
-                    "Input/output pairs for \"interpolate\" expressions must be defined using literal numeric values (not computed expressions) for the input values.",
+                    "Input/output pairs for \"interpolate\" expressions must be defined using literal numeric "
+                        + "values (not computed expressions) for the input values.",
                     i)
             }
             if let last = labels.last, last >= label {
                 return ctx.error(
-                    "Input/output pairs for \"interpolate\" expressions must be arranged with input values in strictly ascending order.",
+                    "Input/output pairs for \"interpolate\" expressions must be arranged with input values in "
+                        + "strictly ascending order.",
                     i)
             }
             guard let parsed = ctx.parse(items[i + 1], i + 1, outputType) else { return nil }
@@ -277,14 +281,16 @@ final class InterpolateNode: ExprNode, @unchecked Sendable {
         case let (.variableAnchorOffsetCollection(x), .variableAnchorOffsetCollection(y)):
             guard x.count == y.count else {
                 throw EvaluationError(
-                    "Cannot interpolate values of different length. from: \(JSNumber.stringify(a)), to: \(JSNumber.stringify(b))"
+                    "Cannot interpolate values of different length. from: \(JSNumber.stringify(a)), to: "
+                        + "\(JSNumber.stringify(b))"
                 )
             }
             var out: [ExpressionValue] = []
             for k in stride(from: 0, to: x.count, by: 2) {
                 guard x[k].strictlyEquals(y[k]) else {
                     throw EvaluationError(
-                        "Cannot interpolate values containing mismatched anchors. from[\(k)]: \(x[k].text), to[\(k)]: \(y[k].text)"
+                        "Cannot interpolate values containing mismatched anchors. from[\(k)]: \(x[k].text), "
+                            + "to[\(k)]: \(y[k].text)"
                     )
                 }
                 out.append(x[k])
