@@ -200,7 +200,8 @@ def run(name, path):
     mem_mc = peak_rss_mb(["mapcore-geojson", str(path)])
     mem_pts = peak_rss_mb(["mapcore-points", str(HERE / "data" / "bench-points.npy")])
     mem_py = peak_rss_mb(["pysupercluster", str(HERE / "data" / "bench-points.npy")])
-    print(f"peak memory      MapCore {mem_mc['peakGrowthMB']:.0f} MB (parse + index with properties, beyond the input text, "
+    print(f"peak memory      MapCore {mem_mc['peakGrowthMB']:.0f} MB (parse + index with properties, "
+          f"beyond the input text, "
           f"which is freed after the parse; index itself "
           f"{mem_mc['indexMB']:.0f} MB)   {mem_pts['peakGrowthMB']:.0f} MB (bare points)   "
           f"pysupercluster {mem_py['peakGrowthMB']:.0f} MB (bare points)")

@@ -34,7 +34,8 @@ def main():
 
     rows = []
     rows.append(("convex hull", "mapcore mc_convex_hull_positions",
-                 best_of(10, lambda: check(lib.mc_convex_hull_positions(ptr, n, hull_out, n + 1, ctypes.byref(count))))))
+                 best_of(10, lambda: check(lib.mc_convex_hull_positions(ptr, n, hull_out, n + 1,
+                                                                        ctypes.byref(count))))))
     try:
         import shapely
         points = shapely.multipoints(xy)

@@ -24,5 +24,6 @@ biggest = max(clusters, key=lambda f: f["properties"]["point_count"])
 props = biggest["properties"]
 print(f"zoom 2: {len(shown)} items, {len(clusters)} clusters; the biggest holds {props['point_count']} places "
       f"(best rank {props['top_rank']}), expands at zoom {source.expansion_zoom(props['cluster_id'])}")
-print("  first leaves:", ", ".join(f["properties"]["name"] for f in source.leaves(props["cluster_id"], offset=0, limit=3)))
+leaves = source.leaves(props["cluster_id"], offset=0, limit=3)
+print("  first leaves:", ", ".join(f["properties"]["name"] for f in leaves))
 print("  area:", source.cluster_hull(props["cluster_id"])["type"])

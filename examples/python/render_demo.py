@@ -46,7 +46,8 @@ style = {"version": 8, "sources": {"places": vector("places"), "states": vector(
                "fill-outline-color": "#7a5a3a"}},
     {"id": "clusters", "type": "circle", "source": "places", "source-layer": "places",
      "paint": {"circle-color": ["case", ["has", "point_count"], "#2b6cb0", "#38a169"],
-               "circle-radius": ["case", ["has", "point_count"], ["+", 4, ["*", 2, ["sqrt", ["get", "point_count"]]]], 3],
+               "circle-radius": ["case", ["has", "point_count"],
+                                 ["+", 4, ["*", 2, ["sqrt", ["get", "point_count"]]]], 3],
                "circle-stroke-color": "#ffffff", "circle-stroke-width": 1}},
 ]}
 pool = mapli.RenderPool()

@@ -36,7 +36,8 @@ _declare("mc_cluster_index_load_points", ctypes.c_int, _p, c_double_p, ctypes.c_
 _declare("mc_cluster_index_get_clusters", ctypes.c_int, _p, c_double_p, ctypes.c_double, ctypes.c_uint32, _bufp)
 _declare("mc_cluster_index_get_clusters_flat", ctypes.c_int, _p, c_double_p, ctypes.c_double, _items_p,
          ctypes.c_size_t, c_size_p)
-_declare("mc_cluster_index_get_tile", ctypes.c_int, _p, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_uint32, _bufp)
+_declare("mc_cluster_index_get_tile", ctypes.c_int, _p, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_uint32,
+         _bufp)
 _declare("mc_cluster_index_get_children", ctypes.c_int, _p, ctypes.c_int64, ctypes.c_uint32, _bufp)
 _declare("mc_cluster_index_get_leaves", ctypes.c_int, _p, ctypes.c_int64, ctypes.POINTER(Page), ctypes.c_uint32, _bufp)
 _declare("mc_cluster_index_get_leaves_flat", ctypes.c_int, _p, ctypes.c_int64, ctypes.POINTER(Page), _items_p,
@@ -130,15 +131,18 @@ class _Index(Handle):
 
     def get_tile(self, z, x, y):
         """supercluster's getTile: {"features": [...]} in tile pixels, or None when empty."""
-        return json.loads(take_text(lambda buf: lib.mc_cluster_index_get_tile(self._handle, int(z), int(x), int(y), 0, buf)))
+        return json.loads(take_text(
+            lambda buf: lib.mc_cluster_index_get_tile(self._handle, int(z), int(x), int(y), 0, buf)))
 
     def get_children(self, cluster_id):
-        return _features(take_text(lambda buf: lib.mc_cluster_index_get_children(self._handle, int(cluster_id), 0, buf)))
+        return _features(take_text(
+            lambda buf: lib.mc_cluster_index_get_children(self._handle, int(cluster_id), 0, buf)))
 
     def get_leaves(self, cluster_id, limit=10, offset=0):
         """Up to `limit` points of the cluster after skipping `offset` (limit=math.inf: all)."""
         page = Page(int(offset), _leaf_limit(limit))
-        return _features(take_text(lambda buf: lib.mc_cluster_index_get_leaves(self._handle, int(cluster_id), ctypes.byref(page), 0, buf)))
+        return _features(take_text(
+            lambda buf: lib.mc_cluster_index_get_leaves(self._handle, int(cluster_id), ctypes.byref(page), 0, buf)))
 
     def get_cluster_expansion_zoom(self, cluster_id):
         out = ctypes.c_int()
@@ -147,7 +151,8 @@ class _Index(Handle):
 
     def get_cluster_hull(self, cluster_id):
         """Convex hull of the cluster's points as a GeoJSON geometry dict."""
-        return json.loads(take_text(lambda buf: lib.mc_cluster_index_get_cluster_hull(self._handle, int(cluster_id), buf)))
+        return json.loads(take_text(
+            lambda buf: lib.mc_cluster_index_get_cluster_hull(self._handle, int(cluster_id), buf)))
 
     def stats(self):
         """Items and clusters per zoom level, input size and index bytes."""

@@ -73,7 +73,8 @@ def test_large_builds_on_several_threads_at_once_agree():
     racing each other (and queries on one of them) must give identical results."""
     import random
     rng = random.Random(7)
-    coords = array_module.array("d", [v for _ in range(120_000) for v in (rng.uniform(-180, 180), rng.uniform(-85, 85))])
+    coords = array_module.array("d", [v for _ in range(120_000)
+                                      for v in (rng.uniform(-180, 180), rng.uniform(-85, 85))])
     reference = mapcore.Supercluster().load_points(coords)
     expected = [[(c.id, c.point_count) for c in reference.get_clusters_flat(WORLD, z)] for z in (0, 5, 10, 17)]
     results = [None] * 4
@@ -108,7 +109,8 @@ def test_aggregate_properties_in_both_forms_sum_every_point():
         "sum": [["+", ["accumulated"], ["get", "sum"]], ["get", "scalerank"]]}).load(PLACES)
     for index in (web, ios):
         top = index.get_clusters(WORLD, 0)
-        got = sum(f["properties"]["sum"] if f["properties"].get("cluster") else f["properties"]["scalerank"] for f in top)
+        got = sum(f["properties"]["sum"] if f["properties"].get("cluster") else f["properties"]["scalerank"]
+                  for f in top)
         assert got == total == 740
         sums = [f["tags"]["sum"] for f in index.get_tile(1, 0, 0)["features"] if f["tags"].get("sum")]
         assert sums == [146, 84, 63, 23, 34, 12, 19, 29, 8, 8, 80, 35]
@@ -133,7 +135,8 @@ def test_supercluster_errors():
     with pytest.raises(mapcore.ExpressionError):
         mapcore.Supercluster(cluster_properties={"x": ["+", ["nope"]]})
     with pytest.raises(mapcore.UnsupportedError):
-        index.load([{"type": "Feature", "properties": {}, "geometry": {"type": "LineString", "coordinates": [[0, 0], [1, 1]]}}])
+        line = {"type": "LineString", "coordinates": [[0, 0], [1, 1]]}
+        index.load([{"type": "Feature", "properties": {}, "geometry": line}])
     # The failed load kept the previous points.
     assert len(index.get_clusters(WORLD, 1)) == 61
     index.close()

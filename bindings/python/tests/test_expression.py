@@ -61,7 +61,8 @@ def test_context_keywords():
                             ["to-string", ["image", "pin"]]])
     assert e.evaluate(QUAKE, feature_state={"hover": True}, global_state={"theme": "dark"},
                       available_images=["pin"]) == "true/dark/pin"
-    within = mapcore.Expression(["within", {"type": "Polygon", "coordinates": [[[0, 0], [10, 0], [10, 10], [0, 10], [0, 0]]]}])
+    square = {"type": "Polygon", "coordinates": [[[0, 0], [10, 0], [10, 10], [0, 10], [0, 0]]]}
+    within = mapcore.Expression(["within", square])
     assert within.evaluate(QUAKE) is True
     assert within.evaluate({"type": "Point", "coordinates": [20, 3]}) is False
 
@@ -98,8 +99,8 @@ def test_to_json_round_trips():
 
 
 def test_one_expression_many_threads():
-    e = mapcore.Expression(["case", ["within", {"type": "Polygon", "coordinates": [[[0, 0], [10, 0], [10, 10], [0, 10], [0, 0]]]}],
-                            ["*", ["get", "v"], 2], -1])
+    square = {"type": "Polygon", "coordinates": [[[0, 0], [10, 0], [10, 10], [0, 10], [0, 0]]]}
+    e = mapcore.Expression(["case", ["within", square], ["*", ["get", "v"], 2], -1])
     failures = []
 
     def work(t):

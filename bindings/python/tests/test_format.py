@@ -9,8 +9,8 @@ import mapcore
 from mapcore import builders
 
 ROOT = Path(__file__).resolve().parents[3]
-PAIRS = [json.loads(line) for line in (ROOT / "Tests" / "conformance" / "format-string-pairs.jsonl").read_text().splitlines()
-         if line.strip()]
+PAIRS_FILE = ROOT / "Tests" / "conformance" / "format-string-pairs.jsonl"
+PAIRS = [json.loads(line) for line in PAIRS_FILE.read_text().splitlines() if line.strip()]
 KIND = {"predicate": mapcore.format.PREDICATE, "expression": mapcore.format.EXPRESSION}
 
 
@@ -19,7 +19,8 @@ def feature(properties, geometry=None):
             "properties": properties}
 
 
-@pytest.mark.parametrize("record", [r for r in PAIRS if r["direction"] in ("format-to-json", "both") and not r.get("error")],
+@pytest.mark.parametrize("record", [r for r in PAIRS
+                                    if r["direction"] in ("format-to-json", "both") and not r.get("error")],
                          ids=lambda r: r["format"])
 def test_pairs_convert_to_the_sdk_json(record):
     assert mapcore.format_to_json(record["format"], kind=KIND[record["kind"]]) == record["json"]
@@ -36,7 +37,8 @@ def test_documented_predicates():
     cincinnati = {"type": "Polygon", "coordinates": [[[-85, 39], [-84, 39], [-84, 40], [-85, 40], [-85, 39]]]}
     deli = mapcore.Predicate("class = 'food_and_drink' AND name CONTAINS 'Izzy' AND SELF IN %@", cincinnati)
     assert deli.matches(izzys)
-    assert not deli.matches(feature({"class": "food_and_drink", "name": "Izzy's"}, {"type": "Point", "coordinates": [2, 48]}))
+    outside = {"type": "Point", "coordinates": [2, 48]}
+    assert not deli.matches(feature({"class": "food_and_drink", "name": "Izzy's"}, outside))
     assert not mapcore.Predicate("temperature != nil && temperature >= 100").matches(izzys)
     assert mapcore.Predicate("%K == 'US-OH'", "ISO 3166-1:2006").matches(feature({"ISO 3166-1:2006": "US-OH"}))
     point_type = mapcore.Predicate('%@ == "Point"', mapcore.Expression.from_format("$geometryType"))
@@ -75,8 +77,9 @@ def test_documented_expressions(format, args, props, expected):
 
 
 def test_zoom_stops_with_a_property_spec():
-    ramp = mapcore.Expression.from_format("mgl_interpolate:withCurveType:parameters:stops:($zoomLevel, 'linear', nil, %@)",
-                                          {"0": "yellow", "10": "red"}, property_spec={"type": "color"})
+    ramp = mapcore.Expression.from_format(
+        "mgl_interpolate:withCurveType:parameters:stops:($zoomLevel, 'linear', nil, %@)",
+        {"0": "yellow", "10": "red"}, property_spec={"type": "color"})
     assert ramp.evaluate(zoom=10) == "rgba(255,0,0,1)"
     with pytest.raises(mapcore.ExpressionError):
         mapcore.Expression.from_format("$zoomLevel * 2")  # zoom only as the input of a top-level ramp
@@ -102,7 +105,8 @@ def test_to_json_and_to_format_round_trip():
     p = mapcore.Predicate("a == 'b' AND NOT x IN {1, 2}")
     assert p.to_json() == ["all", ["==", ["get", "a"], "b"], ["!", ["in", ["get", "x"], ["literal", [1, 2]]]]]
     assert p.to_format() == "a == 'b' AND NOT x IN {1, 2}"
-    f = mapcore.Filter(["all", ["==", ["get", "ISO 3166-1:2006"], "US-OH"], ["within", {"type": "Polygon", "coordinates": []}]])
+    empty = {"type": "Polygon", "coordinates": []}
+    f = mapcore.Filter(["all", ["==", ["get", "ISO 3166-1:2006"], "US-OH"], ["within", empty]])
     text = f.to_format()
     assert text == "%K == 'US-OH' AND SELF IN %@"
     assert text.args == ("ISO 3166-1:2006", {"type": "Polygon", "coordinates": []})

@@ -84,7 +84,8 @@ def test_deep_nesting_is_a_limit_error():
 
 def test_limits_hold_on_a_small_thread_stack():
     """The worst inputs the limits allow run on a 128 KB thread stack (musl's default)."""
-    collections = '{"type":"GeometryCollection","geometries":[' * 500 + '{"type":"Point","coordinates":[0,0]}' + "]}" * 500
+    collections = ('{"type":"GeometryCollection","geometries":[' * 500 + '{"type":"Point","coordinates":[0,0]}'
+                   + "]}" * 500)
     values = '{"type":"Feature","geometry":null,"properties":{"a":' + "[" * 510 + "]" * 510 + "}}"
     outcome = {}
 

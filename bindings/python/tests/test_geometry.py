@@ -92,7 +92,8 @@ def test_degenerate_hulls():
     assert mapcore.convex_hull([]) is None
     assert mapcore.convex_hull({"type": "FeatureCollection", "features": []}) is None
     assert mapcore.convex_hull([(1, 2), (1, 2)]) == {"type": "Point", "coordinates": [1.0, 2.0]}
-    assert mapcore.convex_hull([(0, 0), (2, 2), (1, 1)]) == {"type": "LineString", "coordinates": [[0.0, 0.0], [2.0, 2.0]]}
+    assert mapcore.convex_hull([(0, 0), (2, 2), (1, 1)]) == {"type": "LineString",
+                                                           "coordinates": [[0.0, 0.0], [2.0, 2.0]]}
     assert mapcore.bbox([]) is None
     assert mapcore.bbox({"type": "Feature", "geometry": None, "properties": None}) is None
 

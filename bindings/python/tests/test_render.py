@@ -37,7 +37,8 @@ def _square(west, south, size):
 # past 180, which geojson-vt and MapLibre both fold back), and a MultiPolygon spanning it.
 MIXED = {"type": "FeatureCollection", "features": [
     {"type": "Feature", "properties": {"kind": "holed"},
-     "geometry": {"type": "Polygon", "coordinates": [_square(0, 0, 20), _square(4, 4, 5)[::-1], _square(12, 10, 6)[::-1]]}},
+     "geometry": {"type": "Polygon",
+                  "coordinates": [_square(0, 0, 20), _square(4, 4, 5)[::-1], _square(12, 10, 6)[::-1]]}},
     {"type": "Feature", "properties": {"kind": "holed"},
      "geometry": {"type": "MultiPolygon", "coordinates": [[_square(30, -10, 15), _square(35, -5, 5)[::-1]],
                                                           [_square(50, -10, 8)]]}},

@@ -114,7 +114,8 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 def http_root(tmp_path):
     (tmp_path / "places.geojson").write_text(json.dumps(PLACES))
     (tmp_path / "broken.geojson").write_text('{"type": "FeatureCollection", "features": [')
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(tmp_path)))
+    handler = functools.partial(_QuietHandler, directory=str(tmp_path))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
