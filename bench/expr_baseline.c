@@ -8,11 +8,29 @@
 void ramp(const double *mag, size_t n, float *out) {
     for (size_t i = 0; i < n; i++) {
         double m = mag[i], r, g, b;
-        if (m <= 0) { r = 1; g = 1; b = 0; }
-        else if (m >= 10) { r = 1; g = 1; b = 1; }
-        else if (m < 5) { double t = m / 5; r = 1; g = 1 - t; b = 0; }
-        else { double t = (m - 5) / 5; r = 1; g = t; b = t; }
-        out[4 * i] = (float)r; out[4 * i + 1] = (float)g; out[4 * i + 2] = (float)b; out[4 * i + 3] = 1;
+        if (m <= 0) {
+            r = 1;
+            g = 1;
+            b = 0;
+        } else if (m >= 10) {
+            r = 1;
+            g = 1;
+            b = 1;
+        } else if (m < 5) {
+            double t = m / 5;
+            r = 1;
+            g = 1 - t;
+            b = 0;
+        } else {
+            double t = (m - 5) / 5;
+            r = 1;
+            g = t;
+            b = t;
+        }
+        out[4 * i] = (float)r;
+        out[4 * i + 1] = (float)g;
+        out[4 * i + 2] = (float)b;
+        out[4 * i + 3] = 1;
     }
 }
 

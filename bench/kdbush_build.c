@@ -18,9 +18,15 @@ static const int node_size = 64;
 static int vector_scans;
 
 static void swap_items(int i, int j) {
-    int32_t id = ids[i]; ids[i] = ids[j]; ids[j] = id;
-    float x = coords[2 * i]; coords[2 * i] = coords[2 * j]; coords[2 * j] = x;
-    float y = coords[2 * i + 1]; coords[2 * i + 1] = coords[2 * j + 1]; coords[2 * j + 1] = y;
+    int32_t id = ids[i];
+    ids[i] = ids[j];
+    ids[j] = id;
+    float x = coords[2 * i];
+    coords[2 * i] = coords[2 * j];
+    coords[2 * j] = x;
+    float y = coords[2 * i + 1];
+    coords[2 * i + 1] = coords[2 * j + 1];
+    coords[2 * j + 1] = y;
 }
 
 /* First i' >= i with coords[2i'+axis] >= t, reading pairs below `end` eight at a time. */
@@ -28,8 +34,10 @@ static int scan_up(int i, int end, int axis, float t) {
     const __m128 tv = _mm_set1_ps(t);
     for (; i + 8 <= end; i += 8) {
         const float *p = coords + 2 * i;
-        int m = _mm_movemask_ps(_mm_cmpnlt_ps(_mm_loadu_ps(p), tv)) | _mm_movemask_ps(_mm_cmpnlt_ps(_mm_loadu_ps(p + 4), tv)) << 4
-              | _mm_movemask_ps(_mm_cmpnlt_ps(_mm_loadu_ps(p + 8), tv)) << 8 | _mm_movemask_ps(_mm_cmpnlt_ps(_mm_loadu_ps(p + 12), tv)) << 12;
+        int m = _mm_movemask_ps(_mm_cmpnlt_ps(_mm_loadu_ps(p), tv)) |
+                _mm_movemask_ps(_mm_cmpnlt_ps(_mm_loadu_ps(p + 4), tv)) << 4 |
+                _mm_movemask_ps(_mm_cmpnlt_ps(_mm_loadu_ps(p + 8), tv)) << 8 |
+                _mm_movemask_ps(_mm_cmpnlt_ps(_mm_loadu_ps(p + 12), tv)) << 12;
         m &= axis ? 0xAAAA : 0x5555;
         if (m) return i + (__builtin_ctz((unsigned)m) >> 1);
     }
@@ -42,8 +50,10 @@ static int scan_down(int j, int start, int axis, float t) {
     const __m128 tv = _mm_set1_ps(t);
     for (; j - 7 >= start; j -= 8) {
         const float *p = coords + 2 * (j - 7);
-        int m = _mm_movemask_ps(_mm_cmpngt_ps(_mm_loadu_ps(p), tv)) | _mm_movemask_ps(_mm_cmpngt_ps(_mm_loadu_ps(p + 4), tv)) << 4
-              | _mm_movemask_ps(_mm_cmpngt_ps(_mm_loadu_ps(p + 8), tv)) << 8 | _mm_movemask_ps(_mm_cmpngt_ps(_mm_loadu_ps(p + 12), tv)) << 12;
+        int m = _mm_movemask_ps(_mm_cmpngt_ps(_mm_loadu_ps(p), tv)) |
+                _mm_movemask_ps(_mm_cmpngt_ps(_mm_loadu_ps(p + 4), tv)) << 4 |
+                _mm_movemask_ps(_mm_cmpngt_ps(_mm_loadu_ps(p + 8), tv)) << 8 |
+                _mm_movemask_ps(_mm_cmpngt_ps(_mm_loadu_ps(p + 12), tv)) << 12;
         m &= axis ? 0xAAAA : 0x5555;
         if (m) return j - 7 + ((31 - __builtin_clz((unsigned)m)) >> 1);
     }
@@ -76,8 +86,12 @@ static void select_k(int k, int left, int right, int axis) {
                 while (coords[2 * j + axis] > t) j--;
             }
         }
-        if (coords[2 * left + axis] == t) swap_items(left, j);
-        else { j++; swap_items(j, right); }
+        if (coords[2 * left + axis] == t)
+            swap_items(left, j);
+        else {
+            j++;
+            swap_items(j, right);
+        }
         if (j <= k) left = j + 1;
         if (k <= j) right = j - 1;
     }
@@ -118,8 +132,9 @@ int main(int argc, char **argv) {
     vector_scans = 1;
     double vector = build(n);
     int same = memcmp(scalar_ids, ids, sizeof *ids * (size_t)n) == 0;
-    printf("kdbush build of %d points in C (-O2, one thread): %.1f ms with scalar scans, %.1f ms with SSE2 scans (%s)\n",
-           n, scalar, vector, same ? "same tree" : "DIFFERENT TREES");
+    printf(
+        "kdbush build of %d points in C (-O2, one thread): %.1f ms with scalar scans, %.1f ms with SSE2 scans (%s)\n",
+        n, scalar, vector, same ? "same tree" : "DIFFERENT TREES");
     free(scalar_ids);
     free(ids);
     free(coords);

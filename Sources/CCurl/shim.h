@@ -10,5 +10,7 @@ static inline CURLcode mc_curl_set_pointer(CURL *h, CURLoption o, void *v) { ret
 static inline CURLcode mc_curl_set_write_function(CURL *h, size_t (*f)(char *, size_t, size_t, void *)) {
     return curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, f);
 }
-static inline CURLcode mc_curl_response_code(CURL *h, long *code) { return curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, code); }
+static inline CURLcode mc_curl_response_code(CURL *h, long *code) {
+    return curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, code);
+}
 #endif

@@ -78,7 +78,8 @@ static void test_cluster_index(void) {
         CHECK_STATUS(mc_cluster_index_new(JS("{\"radius\": -1}"), &bad), MC_E_INVALID_ARGUMENT);
         CHECK_STATUS(mc_cluster_index_new(JS("{\"maxZoom\": 31}"), &bad), MC_E_INVALID_ARGUMENT);
         CHECK_STATUS(mc_cluster_index_new(JS("{\"radios\": 1}"), &bad), MC_E_INVALID_ARGUMENT);
-        CHECK_STATUS(mc_cluster_index_new(JS("{\"clusterProperties\": {\"s\": [\"+\", [\"nope\"]]}}"), &bad), MC_E_EXPRESSION);
+        CHECK_STATUS(mc_cluster_index_new(JS("{\"clusterProperties\": {\"s\": [\"+\", [\"nope\"]]}}"), &bad),
+                     MC_E_EXPRESSION);
         CHECK_STATUS(mc_cluster_index_new(JS("{"), &bad), MC_E_PARSE);
         CHECK(bad == NULL);
     }
@@ -106,7 +107,11 @@ static void test_cluster_index_large(void) {
     int zoom;
     current_test = "cluster index, two-thread build";
     CHECK(xy != NULL && items != NULL);
-    if (!xy || !items) { free(xy); free(items); return; }
+    if (!xy || !items) {
+        free(xy);
+        free(items);
+        return;
+    }
     for (i = 0; i < 2 * N; i++) {
         seed = seed * 1103515245u + 12345u;
         xy[i] = (double)(seed >> 8) / (double)(1u << 24) * (i % 2 ? 170.0 : 360.0) - (i % 2 ? 85.0 : 180.0);

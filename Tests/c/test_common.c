@@ -41,9 +41,9 @@ static void test_misuse(void) {
     CHECK_STATUS(mc_geojson_positions(g, xy, 2, &n), MC_E_MISUSE);
     CHECK_STATUS(mc_geojson_convex_hull(g, &hull), MC_E_MISUSE);
     CHECK(strstr(mc_last_error()->message, "not a live handle") != NULL);
-    mc_geojson_free(g);                                 /* double free: ignored */
-    mc_geojson_free(NULL);                              /* no-op */
-    mc_geojson_free((mc_geojson *)&foreign);            /* foreign: ignored */
+    mc_geojson_free(g);                      /* double free: ignored */
+    mc_geojson_free(NULL);                   /* no-op */
+    mc_geojson_free((mc_geojson *)&foreign); /* foreign: ignored */
     CHECK(buf.data == NULL);
 }
 

@@ -9,14 +9,14 @@
 #include <utility>
 
 static int passed = 0, failed = 0;
-#define CHECK(cond)                                                                \
-    do {                                                                           \
-        if (cond) {                                                                \
-            ++passed;                                                              \
-        } else {                                                                   \
-            ++failed;                                                              \
-            std::printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);            \
-        }                                                                          \
+#define CHECK(cond)                                                                                                    \
+    do {                                                                                                               \
+        if (cond) {                                                                                                    \
+            ++passed;                                                                                                  \
+        } else {                                                                                                       \
+            ++failed;                                                                                                  \
+            std::printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);                                                \
+        }                                                                                                              \
     } while (0)
 
 int main(int argc, char **argv) {
@@ -129,7 +129,8 @@ int main(int argc, char **argv) {
         }
         CHECK(threw);
 
-        mapcore::DataSource source(R"({"cluster": true, "clusterProperties": {"rank": ["max", ["get", "scalerank"]]}})");
+        mapcore::DataSource source(
+            R"({"cluster": true, "clusterProperties": {"rank": ["max", ["get", "scalerank"]]}})");
         source.add(places);
         CHECK(source.size() == 163);
         CHECK(source.get("737").value_or("").find("Cape Reinga") != std::string::npos);
@@ -176,15 +177,17 @@ int main(int argc, char **argv) {
         }
         CHECK(threw);
     }
-        // Format strings: compile, convert both ways, build.
+    // Format strings: compile, convert both ways, build.
     {
         auto p = mapcore::Expression::predicate("temperature >= %@ AND name CONTAINS 'Izzy'", "[100]");
         CHECK(p.matches(R"({"type":"Feature","geometry":null,"properties":{"temperature":120,"name":"Izzy's"}})"));
         CHECK(!p.matches(R"({"type":"Feature","geometry":null,"properties":{"temperature":99,"name":"Izzy's"}})"));
         auto e = mapcore::Expression::from_format("MGL_MATCH(x, 0, 'zero', 'default')");
         CHECK(e.evaluate(R"({"type":"Feature","geometry":null,"properties":{"x":0}})") == "\"zero\"");
-        CHECK(mapcore::format_to_json("uppercase(name)", {}, mapcore::FormatKind::expression) == R"(["upcase",["get","name"]])");
-        auto f = mapcore::format_from_json(R"(["==", ["get", "ISO 3166-1:2006"], "US-OH"])", mapcore::FormatKind::predicate);
+        CHECK(mapcore::format_to_json("uppercase(name)", {}, mapcore::FormatKind::expression) ==
+              R"(["upcase",["get","name"]])");
+        auto f =
+            mapcore::format_from_json(R"(["==", ["get", "ISO 3166-1:2006"], "US-OH"])", mapcore::FormatKind::predicate);
         CHECK(f.text == "%K == 'US-OH'" && f.args_json == R"(["ISO 3166-1:2006"])");
         try {
             mapcore::Expression::predicate("name == 'Izzy");
@@ -194,14 +197,21 @@ int main(int argc, char **argv) {
         }
         namespace b = mapcore::build;
         const char *feature = R"({"type":"Feature","geometry":null,"properties":{"x":5,"kind":"b"}})";
-        CHECK(mapcore::Expression(b::conditional(R"([">", ["get", "x"], 3])", "\"big\"", "\"small\"")).evaluate(feature) == "\"big\"");
-        CHECK(mapcore::Expression(b::match(R"(["get", "kind"])", {{R"(["a","b"])", "1"}, {"\"c\"", "2"}}, "0")).evaluate(feature) == "1");
+        CHECK(mapcore::Expression(b::conditional(R"([">", ["get", "x"], 3])", "\"big\"", "\"small\""))
+                  .evaluate(feature) == "\"big\"");
+        CHECK(mapcore::Expression(b::match(R"(["get", "kind"])", {{R"(["a","b"])", "1"}, {"\"c\"", "2"}}, "0"))
+                  .evaluate(feature) == "1");
         CHECK(mapcore::Expression(b::coalesce({R"(["get", "none"])", "7"})).evaluate(feature) == "7");
-        CHECK(mapcore::Expression(b::join({"\"x=\"", R"(["to-string", ["get", "x"]])"})).evaluate(feature) == "\"x=5\"");
-        CHECK(mapcore::Expression(b::interpolate(R"(["get", "x"])", b::Curve::linear(), {{0, "0"}, {10, "100"}})).evaluate(feature) == "50");
-        CHECK(mapcore::Expression(b::interpolate(R"(["get", "x"])", b::Curve::exponential(1), {{0, "0"}, {10, "100"}})).evaluate(feature) == "50");
-        CHECK(b::interpolate("1", b::Curve::cubic_bezier(0.42, 0, 0.58, 1), {{0, "0"}}) == R"(["interpolate",["cubic-bezier",0.42,0,0.58,1],1,0,0])");
-        CHECK(mapcore::Expression(b::step(R"(["get", "x"])", "\"low\"", {{3, "\"mid\""}, {8, "\"high\""}})).evaluate(feature) == "\"mid\"");
+        CHECK(mapcore::Expression(b::join({"\"x=\"", R"(["to-string", ["get", "x"]])"})).evaluate(feature) ==
+              "\"x=5\"");
+        CHECK(mapcore::Expression(b::interpolate(R"(["get", "x"])", b::Curve::linear(), {{0, "0"}, {10, "100"}}))
+                  .evaluate(feature) == "50");
+        CHECK(mapcore::Expression(b::interpolate(R"(["get", "x"])", b::Curve::exponential(1), {{0, "0"}, {10, "100"}}))
+                  .evaluate(feature) == "50");
+        CHECK(b::interpolate("1", b::Curve::cubic_bezier(0.42, 0, 0.58, 1), {{0, "0"}}) ==
+              R"(["interpolate",["cubic-bezier",0.42,0,0.58,1],1,0,0])");
+        CHECK(mapcore::Expression(b::step(R"(["get", "x"])", "\"low\"", {{3, "\"mid\""}, {8, "\"high\""}}))
+                  .evaluate(feature) == "\"mid\"");
     }
 
     std::printf("%d passed, %d failed\n", passed, failed);

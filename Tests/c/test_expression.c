@@ -44,7 +44,8 @@ static void test_expression_compile_and_evaluate(void) {
     CHECK_STATUS(mc_expression_flags(e, &flags), MC_OK);
     CHECK(flags == (MC_EXPRESSION_FEATURE_CONSTANT | MC_EXPRESSION_STATE_CONSTANT));
     mc_expression_free(e);
-    e = compile("[\"concat\", [\"feature-state\", \"hover\"], \"/\", [\"global-state\", \"theme\"], \"/\", [\"id\"]]", NULL);
+    e = compile("[\"concat\", [\"feature-state\", \"hover\"], \"/\", [\"global-state\", \"theme\"], \"/\", [\"id\"]]",
+                NULL);
     ctx.feature_state = "{\"hover\": true}";
     ctx.feature_state_len = strlen(ctx.feature_state);
     ctx.global_state = "{\"theme\": \"dark\"}";
@@ -86,14 +87,18 @@ static void test_expression_errors(void) {
     CHECK(strstr(mc_last_error()->message, "Expected number but found string instead.") != NULL);
     CHECK_STATUS(mc_expression_compile("[\"nope\"]", strlen("[\"nope\"]"), NULL, 0, &e), MC_E_EXPRESSION);
     CHECK_STATUS(mc_expression_compile("[\"get\"", strlen("[\"get\""), NULL, 0, &e), MC_E_PARSE);
-    CHECK_STATUS(mc_expression_compile("[\"get\", \"a\"]", strlen("[\"get\", \"a\"]"), "{\"type\": 3}", strlen("{\"type\": 3}"), &e), MC_E_INVALID_ARGUMENT);
+    CHECK_STATUS(mc_expression_compile("[\"get\", \"a\"]", strlen("[\"get\", \"a\"]"), "{\"type\": 3}",
+                                       strlen("{\"type\": 3}"), &e),
+                 MC_E_INVALID_ARGUMENT);
     CHECK_STATUS(mc_expression_compile("\xff\"", strlen("\xff\""), NULL, 0, &e), MC_E_PARSE);
     CHECK_STATUS(mc_expression_compile(NULL, 5, NULL, 0, &e), MC_E_INVALID_ARGUMENT);
     CHECK_STATUS(mc_expression_compile("1", strlen("1"), NULL, 0, NULL), MC_E_INVALID_ARGUMENT);
     CHECK_STATUS(mc_expression_compile("1", (size_t)-1, NULL, 0, &e), MC_E_INVALID_ARGUMENT);
     /* Zoom outside a top-level curve; data in a data-constant property. */
-    CHECK_STATUS(mc_expression_compile("[\"+\", [\"zoom\"], 1]", strlen("[\"+\", [\"zoom\"], 1]"), NULL, 0, &e), MC_E_EXPRESSION);
-    CHECK_STATUS(mc_expression_compile("[\"get\", \"a\"]", strlen("[\"get\", \"a\"]"), "{\"property-type\": \"data-constant\"}",
+    CHECK_STATUS(mc_expression_compile("[\"+\", [\"zoom\"], 1]", strlen("[\"+\", [\"zoom\"], 1]"), NULL, 0, &e),
+                 MC_E_EXPRESSION);
+    CHECK_STATUS(mc_expression_compile("[\"get\", \"a\"]", strlen("[\"get\", \"a\"]"),
+                                       "{\"property-type\": \"data-constant\"}",
                                        strlen("{\"property-type\": \"data-constant\"}"), &e),
                  MC_E_EXPRESSION);
     /* 1,000 levels: the JSON depth limit answers, never the stack. */
@@ -117,7 +122,8 @@ static void test_expression_errors(void) {
     /* Bad feature text. */
     e = compile("[\"get\", \"a\"]", NULL);
     CHECK(eval_text(e, "{\"type\":\"Feature\"", NULL, &st) == NULL && st == MC_E_PARSE);
-    CHECK(eval_text(e, "{\"type\":\"FeatureCollection\",\"features\":[]}", NULL, &st) == NULL && st == MC_E_INVALID_ARGUMENT);
+    CHECK(eval_text(e, "{\"type\":\"FeatureCollection\",\"features\":[]}", NULL, &st) == NULL &&
+          st == MC_E_INVALID_ARGUMENT);
     mc_expression_free(e);
 }
 
@@ -126,21 +132,28 @@ static void test_filters(void) {
     int match = -1;
     current_test = "filters";
     f = NULL;
-    CHECK_STATUS(mc_filter_compile("[\"all\", [\"==\", \"kind\", \"earthquake\"], [\">=\", \"mag\", 4.5]]", strlen("[\"all\", [\"==\", \"kind\", \"earthquake\"], [\">=\", \"mag\", 4.5]]"), &f), MC_OK);
+    CHECK_STATUS(mc_filter_compile("[\"all\", [\"==\", \"kind\", \"earthquake\"], [\">=\", \"mag\", 4.5]]",
+                                   strlen("[\"all\", [\"==\", \"kind\", \"earthquake\"], [\">=\", \"mag\", 4.5]]"), &f),
+                 MC_OK);
     CHECK_STATUS(mc_expression_matches(f, quake, strlen(quake), NULL, &match), MC_OK);
     CHECK(match == 1);
     mc_expression_free(f);
-    CHECK_STATUS(mc_filter_compile("[\"in\", \"$type\", \"LineString\"]", strlen("[\"in\", \"$type\", \"LineString\"]"), &f), MC_OK);
+    CHECK_STATUS(
+        mc_filter_compile("[\"in\", \"$type\", \"LineString\"]", strlen("[\"in\", \"$type\", \"LineString\"]"), &f),
+        MC_OK);
     CHECK_STATUS(mc_expression_matches(f, quake, strlen(quake), NULL, &match), MC_OK);
     CHECK(match == 0);
     mc_expression_free(f);
     /* A filter must be boolean; feature-state is refused in filters. */
-    CHECK_STATUS(mc_filter_compile("[\"get\", \"kind\"]", strlen("[\"get\", \"kind\"]"), &f), MC_OK); /* value: asserted boolean at run time */
+    CHECK_STATUS(mc_filter_compile("[\"get\", \"kind\"]", strlen("[\"get\", \"kind\"]"), &f),
+                 MC_OK); /* value: asserted boolean at run time */
     CHECK_STATUS(mc_expression_matches(f, quake, strlen(quake), NULL, &match), MC_E_EVALUATION);
     CHECK(match == 0);
     mc_expression_free(f);
     CHECK_STATUS(mc_filter_compile("[\"+\", 1, 2]", strlen("[\"+\", 1, 2]"), &f), MC_E_EXPRESSION);
-    CHECK_STATUS(mc_filter_compile("[\"==\", [\"feature-state\", \"x\"], 1]", strlen("[\"==\", [\"feature-state\", \"x\"], 1]"), &f), MC_E_EXPRESSION);
+    CHECK_STATUS(mc_filter_compile("[\"==\", [\"feature-state\", \"x\"], 1]",
+                                   strlen("[\"==\", [\"feature-state\", \"x\"], 1]"), &f),
+                 MC_E_EXPRESSION);
 }
 
 static void test_expression_batches(void) {
@@ -150,8 +163,9 @@ static void test_expression_batches(void) {
                      "{\"type\":\"Feature\",\"geometry\":null,\"properties\":{\"mag\":\"x\"}}]}";
     mc_geojson *g = parse(fc);
     mc_expression *num = compile("[\"*\", [\"get\", \"mag\"], 2]", NULL);
-    mc_expression *col = compile("[\"interpolate\", [\"linear\"], [\"get\", \"mag\"], 0, \"rgba(255,0,0,0.5)\", 5, \"#0000ff\"]",
-                                 "{\"type\": \"color\"}");
+    mc_expression *col =
+        compile("[\"interpolate\", [\"linear\"], [\"get\", \"mag\"], 0, \"rgba(255,0,0,0.5)\", 5, \"#0000ff\"]",
+                "{\"type\": \"color\"}");
     mc_expression *flt = NULL;
     double numbers[3];
     float colors[12];
@@ -168,7 +182,8 @@ static void test_expression_batches(void) {
     CHECK(colors[0] == 0.5f && colors[1] == 0 && colors[2] == 0 && colors[3] == 0.5f);
     CHECK(colors[4] == 0 && colors[5] == 0 && colors[6] == 1 && colors[7] == 1);
     CHECK(errors[2] == 1 && isnan(colors[8]));
-    CHECK_STATUS(mc_filter_compile("[\">\", [\"get\", \"mag\"], 1]", strlen("[\">\", [\"get\", \"mag\"], 1]"), &flt), MC_OK);
+    CHECK_STATUS(mc_filter_compile("[\">\", [\"get\", \"mag\"], 1]", strlen("[\">\", [\"get\", \"mag\"], 1]"), &flt),
+                 MC_OK);
     CHECK_STATUS(mc_expression_evaluate_booleans(flt, g, NULL, bools, NULL, 3, &count), MC_OK);
     CHECK(bools[0] == 0 && bools[1] == 1 && bools[2] == 0);
     CHECK_STATUS(mc_expression_evaluate_booleans(flt, g, NULL, NULL, NULL, 3, &count), MC_E_INVALID_ARGUMENT);
@@ -194,9 +209,10 @@ static void *evaluate_many(void *arg) {
         int st;
         char expected[32], *text;
         int inside = i % 2;
-        snprintf(feature, sizeof feature,
-                 "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[%d,5]},\"properties\":{\"v\":%d}}",
-                 inside ? 5 : 15, i);
+        snprintf(
+            feature, sizeof feature,
+            "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[%d,5]},\"properties\":{\"v\":%d}}",
+            inside ? 5 : 15, i);
         snprintf(expected, sizeof expected, "%d", inside ? 2 * i : -1);
         text = eval_text(s->e, feature, NULL, &st);
         s->ok = text && strcmp(text, expected) == 0;
@@ -206,8 +222,10 @@ static void *evaluate_many(void *arg) {
 }
 
 static void test_expression_threads(void) {
-    mc_expression *e = compile("[\"case\", [\"within\", {\"type\":\"Polygon\",\"coordinates\":[[[0,0],[10,0],[10,10],[0,10],[0,0]]]}],"
-                               " [\"*\", [\"get\", \"v\"], 2], -1]", NULL);
+    mc_expression *e =
+        compile("[\"case\", [\"within\", {\"type\":\"Polygon\",\"coordinates\":[[[0,0],[10,0],[10,10],[0,10],[0,0]]]}],"
+                " [\"*\", [\"get\", \"v\"], 2], -1]",
+                NULL);
     pthread_t threads[4];
     struct shared_expression s[4];
     int i, all = 1;

@@ -36,7 +36,8 @@ static int predicate_matches(const char *format, const char *args, const char *f
 static void test_format_strings(void) {
     const char *izzys = "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[-84.5,39.1]},"
                         "\"properties\":{\"class\":\"food_and_drink\",\"name\":\"Izzy's\",\"temperature\":64}}";
-    const char *cincinnati = "[{\"type\":\"Polygon\",\"coordinates\":[[[-85,39],[-84,39],[-84,40],[-85,40],[-85,39]]]}]";
+    const char *cincinnati =
+        "[{\"type\":\"Polygon\",\"coordinates\":[[[-85,39],[-84,39],[-84,40],[-85,40],[-85,39]]]}]";
     const char *deli = "class = 'food_and_drink' AND name CONTAINS 'Izzy' AND SELF IN %@";
     mc_expression *sentinel = (mc_expression *)&passed, *e = sentinel;
     mc_buf text = MC_BUF_INIT, args = MC_BUF_INIT;
@@ -44,8 +45,9 @@ static void test_format_strings(void) {
     int st, i;
     current_test = "format_strings";
 
-    CHECK(format_json_equals("temperature != nil && temperature >= 100", NULL, MC_FORMAT_PREDICATE,
-                             "[\"all\",[\"!=\",[\"get\",\"temperature\"],null],[\">=\",[\"get\",\"temperature\"],100]]"));
+    CHECK(
+        format_json_equals("temperature != nil && temperature >= 100", NULL, MC_FORMAT_PREDICATE,
+                           "[\"all\",[\"!=\",[\"get\",\"temperature\"],null],[\">=\",[\"get\",\"temperature\"],100]]"));
     CHECK(format_json_equals("MGL_MATCH(x, 0, 'zero', 'default')", NULL, MC_FORMAT_EXPRESSION,
                              "[\"match\",[\"get\",\"x\"],0,\"zero\",\"default\"]"));
     CHECK(format_json_equals("%K == 'US-OH'", "[\"ISO 3166-1:2006\"]", MC_FORMAT_PREDICATE,
@@ -60,15 +62,20 @@ static void test_format_strings(void) {
     CHECK(predicate_matches("'QUEBEC' =[c] 'Quebec'", NULL, izzys) == 1);
 
     /* An expression format with a property spec: color stops. */
-    CHECK_STATUS(mc_expression_compile_format(JS("mgl_interpolate:withCurveType:parameters:stops:(temperature, 'linear', nil, %@)"),
-                                              JS("[{\"0\": \"yellow\", \"100\": \"red\"}]"), JS("{\"type\": \"color\"}"), &e), MC_OK);
+    CHECK_STATUS(mc_expression_compile_format(
+                     JS("mgl_interpolate:withCurveType:parameters:stops:(temperature, 'linear', nil, %@)"),
+                     JS("[{\"0\": \"yellow\", \"100\": \"red\"}]"), JS("{\"type\": \"color\"}"), &e),
+                 MC_OK);
     CHECK(eval_equals(e, izzys, NULL, "\"rgba(255,92,0,1)\""));
     mc_expression_free(e);
     e = sentinel;
 
     /* JSON back to a format string, with the arguments its placeholders need. */
-    CHECK_STATUS(mc_format_from_json(JS("[\"all\", [\"==\", [\"get\", \"a b\"], 1], [\"within\", {\"type\":\"Polygon\",\"coordinates\":[]}]]"),
-                                     MC_FORMAT_PREDICATE, &text, &args), MC_OK);
+    CHECK_STATUS(
+        mc_format_from_json(
+            JS("[\"all\", [\"==\", [\"get\", \"a b\"], 1], [\"within\", {\"type\":\"Polygon\",\"coordinates\":[]}]]"),
+            MC_FORMAT_PREDICATE, &text, &args),
+        MC_OK);
     CHECK(text.data && strcmp(text.data, "%K == 1 AND SELF IN %@") == 0);
     CHECK(args.data && strcmp(args.data, "[\"a b\",{\"type\":\"Polygon\",\"coordinates\":[]}]") == 0);
     mc_buf_dispose(&text);
@@ -128,7 +135,10 @@ static void *deep_format(void *arg) {
     n += sprintf(text + n, "x == 1");
     for (i = 0; i < 31; i++) text[n++] = ')';
     *ok = mc_predicate_compile(text, (size_t)n, NULL, 0, &e) == MC_OK;
-    *ok = *ok && mc_expression_matches(e, JS("{\"type\":\"Feature\",\"geometry\":null,\"properties\":{\"x\":1}}"), NULL, &match) == MC_OK && match == 1;
+    *ok = *ok &&
+          mc_expression_matches(e, JS("{\"type\":\"Feature\",\"geometry\":null,\"properties\":{\"x\":1}}"), NULL,
+                                &match) == MC_OK &&
+          match == 1;
     mc_expression_free(e);
     e = NULL;
     n = 0;
@@ -146,7 +156,8 @@ static void *deep_format(void *arg) {
         for (k = 0; k < i; k++) n += sprintf(text + n, "[\"-\",");
         n += sprintf(text + n, "1");
         for (k = 0; k < i; k++) text[n++] = ']';
-        *ok = *ok && mc_format_from_json(text, (size_t)n, MC_FORMAT_EXPRESSION, &f, &a) == (i == 64 ? MC_OK : MC_E_LIMIT);
+        *ok =
+            *ok && mc_format_from_json(text, (size_t)n, MC_FORMAT_EXPRESSION, &f, &a) == (i == 64 ? MC_OK : MC_E_LIMIT);
         mc_buf_dispose(&f);
         mc_buf_dispose(&a);
     }

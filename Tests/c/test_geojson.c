@@ -1,4 +1,5 @@
-/* C tests of parsing, errors with locations, limits on small stacks, serialization and shared reads (mapcore/geojson.h). */
+/* C tests of parsing, errors with locations, limits on small stacks, serialization and shared reads
+ * (mapcore/geojson.h). */
 #include "test_support.h"
 
 /* ---- parsing: success ------------------------------------------------------------------ */
@@ -28,7 +29,8 @@ static void test_parse_kinds(void) {
     CHECK(count == 1);
     mc_geojson_free(g);
 
-    g = parse("{\"features\":[{\"type\":\"Feature\",\"properties\":{},\"geometry\":{\"coordinates\":[[[0,0],[1,0],[1,1],[0,0]]],\"type\":\"MultiLineString\"}}],\"type\":\"FeatureCollection\"}");
+    g = parse("{\"features\":[{\"type\":\"Feature\",\"properties\":{},\"geometry\":{\"coordinates\":[[[0,0],[1,0],[1,1]"
+              ",[0,0]]],\"type\":\"MultiLineString\"}}],\"type\":\"FeatureCollection\"}");
     CHECK_STATUS(mc_geojson_kind(g, &kind), MC_OK);
     CHECK(kind == MC_GEOJSON_FEATURE_COLLECTION);
     CHECK_STATUS(mc_geojson_feature_count(g, &count), MC_OK);
@@ -36,7 +38,9 @@ static void test_parse_kinds(void) {
     CHECK_STATUS(mc_geojson_geometry_type(g, &type), MC_E_INVALID_ARGUMENT);
     mc_geojson_free(g);
 
-    g = parse("{\"type\":\"GeometryCollection\",\"geometries\":[{\"type\":\"MultiPolygon\",\"coordinates\":[[[[0,0],[1,0],[1,1],[0,0]],[[0.1,0.1],[0.2,0.1],[0.2,0.2],[0.1,0.1]]]]},{\"type\":\"GeometryCollection\",\"geometries\":[]}]}");
+    g = parse(
+        "{\"type\":\"GeometryCollection\",\"geometries\":[{\"type\":\"MultiPolygon\",\"coordinates\":[[[[0,0],[1,0],[1,"
+        "1],[0,0]],[[0.1,0.1],[0.2,0.1],[0.2,0.2],[0.1,0.1]]]]},{\"type\":\"GeometryCollection\",\"geometries\":[]}]}");
     CHECK(g != NULL);
     CHECK_STATUS(mc_geojson_geometry_type(g, &type), MC_OK);
     CHECK(type == MC_GEOMETRY_COLLECTION);
@@ -77,7 +81,8 @@ struct stack_probe {
 };
 
 static char *nested_collections(int levels, size_t *len) {
-    const char *open = "{\"type\":\"GeometryCollection\",\"geometries\":[", *leaf = "{\"type\":\"Point\",\"coordinates\":[1,2]}";
+    const char *open = "{\"type\":\"GeometryCollection\",\"geometries\":[",
+               *leaf = "{\"type\":\"Point\",\"coordinates\":[1,2]}";
     size_t n = 0, cap = (size_t)levels * 48 + 64;
     char *buf = malloc(cap);
     int k;
@@ -179,25 +184,34 @@ static void test_parse_errors(void) {
     EXPECT_ERROR("{\"type\":\"Point\",\"coordinates\":[[1,2]]}", MC_E_INVALID_GEOJSON, NULL, 0, 0);
     EXPECT_ERROR("{\"type\":\"LineString\",\"coordinates\":[1,2]}", MC_E_INVALID_GEOJSON, NULL, 0, 0);
     EXPECT_ERROR("{\"type\":\"LineString\",\"coordinates\":[[1,2]]}", MC_E_INVALID_GEOJSON, NULL, 0, 0);
-    EXPECT_ERROR("{\"type\":\"Polygon\",\"coordinates\":[[[0,0],[1,0],[0,0]]]}", MC_E_INVALID_GEOJSON, "$.coordinates[0]", 0, 0);
-    EXPECT_ERROR("{\"type\":\"Polygon\",\"coordinates\":[[[0,0],[1,0],[1,1],[0,1]]]}", MC_E_INVALID_GEOJSON, "$.coordinates[0]", 0, 0);
+    EXPECT_ERROR("{\"type\":\"Polygon\",\"coordinates\":[[[0,0],[1,0],[0,0]]]}", MC_E_INVALID_GEOJSON,
+                 "$.coordinates[0]", 0, 0);
+    EXPECT_ERROR("{\"type\":\"Polygon\",\"coordinates\":[[[0,0],[1,0],[1,1],[0,1]]]}", MC_E_INVALID_GEOJSON,
+                 "$.coordinates[0]", 0, 0);
     EXPECT_ERROR("{\"type\":\"Point\",\"coordinates\":[1,\"2\"]}", MC_E_INVALID_GEOJSON, "$.coordinates[1]", 1, 34);
     EXPECT_ERROR("{\"type\":\"Point\",\"coordinates\":[NaN,1]}", MC_E_PARSE, NULL, 0, 0);
     EXPECT_ERROR("{\"type\":\"Point\",\"coordinates\":[Infinity,1]}", MC_E_PARSE, NULL, 0, 0);
     EXPECT_ERROR("{\"type\":\"Point\",\"coordinates\":[1e400,1]}", MC_E_PARSE, "$.coordinates[0]", 0, 0);
     EXPECT_ERROR("{\"type\":\"Point\",\"coordinates\":[1,2,3,4]}", MC_E_UNSUPPORTED, NULL, 0, 0);
-    EXPECT_ERROR("{\"type\":\"Feature\",\"geometry\":{\"type\":\"Feature\"},\"properties\":null}", MC_E_INVALID_GEOJSON, "$.geometry.type", 0, 0);
-    EXPECT_ERROR("{\"type\":\"Feature\",\"id\":true,\"geometry\":null,\"properties\":null}", MC_E_INVALID_GEOJSON, "$.id", 0, 0);
-    EXPECT_ERROR("{\"type\":\"Feature\",\"geometry\":null,\"properties\":[1]}", MC_E_INVALID_GEOJSON, "$.properties", 0, 0);
-    EXPECT_ERROR("{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Point\",\"coordinates\":[0,0]}]}", MC_E_INVALID_GEOJSON, "$.features[0].type", 0, 0);
+    EXPECT_ERROR("{\"type\":\"Feature\",\"geometry\":{\"type\":\"Feature\"},\"properties\":null}", MC_E_INVALID_GEOJSON,
+                 "$.geometry.type", 0, 0);
+    EXPECT_ERROR("{\"type\":\"Feature\",\"id\":true,\"geometry\":null,\"properties\":null}", MC_E_INVALID_GEOJSON,
+                 "$.id", 0, 0);
+    EXPECT_ERROR("{\"type\":\"Feature\",\"geometry\":null,\"properties\":[1]}", MC_E_INVALID_GEOJSON, "$.properties", 0,
+                 0);
+    EXPECT_ERROR("{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Point\",\"coordinates\":[0,0]}]}",
+                 MC_E_INVALID_GEOJSON, "$.features[0].type", 0, 0);
     EXPECT_ERROR("{\"type\":\"FeatureCollection\"}", MC_E_INVALID_GEOJSON, NULL, 0, 0);
     EXPECT_ERROR("{\"type\":\"Point\",\"coordinates\":[1,2]} trailing", MC_E_PARSE, NULL, 0, 0);
     EXPECT_ERROR("", MC_E_PARSE, "$", 1, 1);
     EXPECT_ERROR("[1,2]", MC_E_INVALID_GEOJSON, "$", 1, 1);
-    EXPECT_ERROR("{\"type\":\"Feature\",\"geometry\":null,\"properties\":{\"a\":\"\xff\"}}", MC_E_PARSE, "$.properties.a", 0, 0);
-    EXPECT_ERROR("{\"type\":\"Feature\",\"geometry\":null,\"properties\":{\"a\":\"\xed\xa0\x80\"}}", MC_E_PARSE, NULL, 0, 0);
+    EXPECT_ERROR("{\"type\":\"Feature\",\"geometry\":null,\"properties\":{\"a\":\"\xff\"}}", MC_E_PARSE,
+                 "$.properties.a", 0, 0);
+    EXPECT_ERROR("{\"type\":\"Feature\",\"geometry\":null,\"properties\":{\"a\":\"\xed\xa0\x80\"}}", MC_E_PARSE, NULL,
+                 0, 0);
     EXPECT_ERROR("{\"type\":\"Feature\",\"geometry\":null,\"properties\":{\"a\":\"\\ud800\"}}", MC_E_PARSE, NULL, 0, 0);
-    EXPECT_ERROR("{\"type\":\"Feature\",\"geometry\":null,\"properties\":{\"a\":\"tab\there\"}}", MC_E_PARSE, NULL, 0, 0);
+    EXPECT_ERROR("{\"type\":\"Feature\",\"geometry\":null,\"properties\":{\"a\":\"tab\there\"}}", MC_E_PARSE, NULL, 0,
+                 0);
     EXPECT_ERROR("{\"type\":\"Feature\",\"geometry\":null,\"properties\":{\"a\":01}}", MC_E_PARSE, NULL, 0, 0);
     /* An embedded NUL byte ends nothing: it is invalid where it stands. */
     expect_error("{\"type\":\"Point\"\0,\"coordinates\":[1,2]}", 37, MC_E_PARSE, NULL, 0, 0);
@@ -270,9 +284,11 @@ static void test_parse_arguments(void) {
 
 static void test_serialize(void) {
     const char *input =
-        "{\"type\":\"Feature\",\"id\":18446744073709551615,\"geometry\":{\"type\":\"Point\",\"coordinates\":[1.5,-2,100]},"
+        "{\"type\":\"Feature\",\"id\":18446744073709551615,\"geometry\":{\"type\":\"Point\",\"coordinates\":[1.5,-2,"
+        "100]},"
         "\"properties\":{\"i\":-9223372036854775808,\"u\":18446744073709551615,\"d\":0.1,\"e\":1e-7,\"big\":1e300,"
-        "\"s\":\"\\u00e9\\ud83d\\ude00\\n\\\"\",\"n\":null,\"a\":[true,false,{}],\"dup\":1,\"dup\":2},\"foreign\":{\"x\":[1]}}";
+        "\"s\":\"\\u00e9\\ud83d\\ude00\\n\\\"\",\"n\":null,\"a\":[true,false,{}],\"dup\":1,\"dup\":2},\"foreign\":{"
+        "\"x\":[1]}}";
     mc_geojson *g = parse(input), *again;
     char *text, *text2, *pretty;
     mc_buf buf = MC_BUF_INIT;

@@ -20,7 +20,8 @@ static void test_bbox(void) {
     mc_geojson_free(g);
 
     /* No positions: no box, and the out box is not touched. */
-    g = parse("{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"geometry\":null,\"properties\":null}]}");
+    g = parse(
+        "{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"geometry\":null,\"properties\":null}]}");
     box.west = 7;
     CHECK_STATUS(mc_geojson_bbox(g, &box, &found), MC_OK);
     CHECK(found == 0 && box.west == 7);
@@ -91,12 +92,13 @@ static void test_bbox(void) {
 /* ---- positions ----------------------------------------------------------------------------- */
 
 static void test_positions(void) {
-    mc_geojson *g = parse(
-        "{\"type\":\"FeatureCollection\",\"features\":["
-        "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[1,2,3]},\"properties\":null},"
-        "{\"type\":\"Feature\",\"geometry\":null,\"properties\":null},"
-        "{\"type\":\"Feature\",\"geometry\":{\"type\":\"GeometryCollection\",\"geometries\":["
-        "{\"type\":\"LineString\",\"coordinates\":[[3,4],[5,6]]},{\"type\":\"MultiPoint\",\"coordinates\":[[7,8]]}]},\"properties\":null}]}");
+    mc_geojson *g =
+        parse("{\"type\":\"FeatureCollection\",\"features\":["
+              "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[1,2,3]},\"properties\":null},"
+              "{\"type\":\"Feature\",\"geometry\":null,\"properties\":null},"
+              "{\"type\":\"Feature\",\"geometry\":{\"type\":\"GeometryCollection\",\"geometries\":["
+              "{\"type\":\"LineString\",\"coordinates\":[[3,4],[5,6]]},{\"type\":\"MultiPoint\",\"coordinates\":[[7,8]]"
+              "}]},\"properties\":null}]}");
     double xy[8] = {0}, small[4] = {-1, -1, -1, -1};
     size_t n = 0;
     int ok = 1, i;

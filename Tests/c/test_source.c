@@ -12,7 +12,10 @@ static void test_source(void) {
     size_t count = 0, removed = 0;
     char location[4200];
     current_test = "data source";
-    CHECK_STATUS(mc_source_new(JS("{\"cluster\": true, \"clusterProperties\": {\"rank\": [\"+\", [\"get\", \"scalerank\"]]}}"), &source), MC_OK);
+    CHECK_STATUS(
+        mc_source_new(JS("{\"cluster\": true, \"clusterProperties\": {\"rank\": [\"+\", [\"get\", \"scalerank\"]]}}"),
+                      &source),
+        MC_OK);
     CHECK_STATUS(mc_source_add(source, places), MC_OK);
     CHECK_STATUS(mc_source_count(source, &count), MC_OK);
     CHECK(count == 163);
@@ -75,8 +78,6 @@ static void test_source(void) {
     mc_geojson_free(places);
 }
 
-static void run(void) {
-    test_source();
-}
+static void run(void) { test_source(); }
 
 int main(int argc, char **argv) { return run_tests(argc, argv, run); }

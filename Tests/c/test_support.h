@@ -20,27 +20,26 @@
 static int passed, failed;
 static const char *current_test = "";
 
-#define CHECK(cond)                                                                          \
-    do {                                                                                     \
-        if (cond) {                                                                          \
-            passed++;                                                                        \
-        } else {                                                                             \
-            failed++;                                                                        \
-            printf("FAIL %s:%d in %s: %s\n", __FILE__, __LINE__, current_test, #cond);      \
-        }                                                                                    \
+#define CHECK(cond)                                                                                                    \
+    do {                                                                                                               \
+        if (cond) {                                                                                                    \
+            passed++;                                                                                                  \
+        } else {                                                                                                       \
+            failed++;                                                                                                  \
+            printf("FAIL %s:%d in %s: %s\n", __FILE__, __LINE__, current_test, #cond);                                 \
+        }                                                                                                              \
     } while (0)
 
-#define CHECK_STATUS(call, expected)                                                         \
-    do {                                                                                     \
-        int st_ = (call);                                                                    \
-        if (st_ == (expected)) {                                                             \
-            passed++;                                                                        \
-        } else {                                                                             \
-            failed++;                                                                        \
-            printf("FAIL %s:%d in %s: %s returned %d (%s), expected %d; last error: %s\n",  \
-                   __FILE__, __LINE__, current_test, #call, st_, mc_errstr(st_), expected,   \
-                   mc_last_error()->message);                                                \
-        }                                                                                    \
+#define CHECK_STATUS(call, expected)                                                                                   \
+    do {                                                                                                               \
+        int st_ = (call);                                                                                              \
+        if (st_ == (expected)) {                                                                                       \
+            passed++;                                                                                                  \
+        } else {                                                                                                       \
+            failed++;                                                                                                  \
+            printf("FAIL %s:%d in %s: %s returned %d (%s), expected %d; last error: %s\n", __FILE__, __LINE__,         \
+                   current_test, #call, st_, mc_errstr(st_), expected, mc_last_error()->message);                      \
+        }                                                                                                              \
     } while (0)
 
 static const char *data_dir = ".";
@@ -103,7 +102,9 @@ static inline mc_geojson *parse_places(void) {
     return g;
 }
 
-static inline int text_contains(const mc_buf *b, const char *needle) { return b->data && strstr(b->data, needle) != NULL; }
+static inline int text_contains(const mc_buf *b, const char *needle) {
+    return b->data && strstr(b->data, needle) != NULL;
+}
 
 static inline mc_expression *compile(const char *json, const char *spec) {
     mc_expression *e = NULL;
@@ -125,11 +126,13 @@ static inline char *eval_text(const mc_expression *e, const char *feature, const
     return copy;
 }
 
-static inline int eval_equals(const mc_expression *e, const char *feature, const mc_eval_context *ctx, const char *expected) {
+static inline int eval_equals(const mc_expression *e, const char *feature, const mc_eval_context *ctx,
+                              const char *expected) {
     int st;
     char *text = eval_text(e, feature, ctx, &st);
     int ok = text && strcmp(text, expected) == 0;
-    if (!ok) printf("  got %s (status %d: %s), expected %s\n", text ? text : "-", st, mc_last_error()->message, expected);
+    if (!ok)
+        printf("  got %s (status %d: %s), expected %s\n", text ? text : "-", st, mc_last_error()->message, expected);
     free(text);
     return ok;
 }

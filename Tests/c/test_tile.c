@@ -65,8 +65,10 @@ static void test_us_states(void) {
         int all_refused = 1;
         for (cut = 1; cut < mvt.len; cut++) {
             int st = mc_mvt_decode(mvt.data, cut, 0, 0, 0, 0, &buf);
-            if (st == MC_OK) mc_buf_dispose(&buf);
-            else if (st != MC_E_PARSE) all_refused = 0;
+            if (st == MC_OK)
+                mc_buf_dispose(&buf);
+            else if (st != MC_E_PARSE)
+                all_refused = 0;
         }
         CHECK(all_refused);
     }

@@ -18,10 +18,10 @@ namespace mapcore {
 
 /// A failing MapCore call: the status code plus the thread's error record.
 class Error : public std::runtime_error {
-public:
+  public:
     explicit Error(const mc_error &e)
-        : std::runtime_error(describe(e)), code_(e.code), message_(e.message), path_(e.path),
-          offset_(e.offset), line_(e.line), column_(e.column) {}
+        : std::runtime_error(describe(e)), code_(e.code), message_(e.message), path_(e.path), offset_(e.offset),
+          line_(e.line), column_(e.column) {}
 
     int code() const noexcept { return code_; }
     const std::string &message() const noexcept { return message_; }
@@ -30,7 +30,7 @@ public:
     std::int64_t line() const noexcept { return line_; }
     std::int64_t column() const noexcept { return column_; }
 
-private:
+  private:
     static std::string describe(const mc_error &e) {
         std::string s = std::string(mc_errstr(e.code)) + ": " + e.message;
         if (e.line > 0)
@@ -94,7 +94,7 @@ struct BBox {
         return out;
     }
 
-private:
+  private:
     const mc_bbox *c() const { return reinterpret_cast<const mc_bbox *>(this); }
 };
 static_assert(sizeof(BBox) == sizeof(mc_bbox), "BBox mirrors mc_bbox");
@@ -106,7 +106,7 @@ struct Position {
 
 /// A parsed GeoJSON value; move-only, freed by its destructor.
 class GeoJSON {
-public:
+  public:
     static GeoJSON parse(std::string_view json, unsigned max_depth = 0) {
         mc_parse_options options = MC_PARSE_OPTIONS_INIT;
         options.max_depth = max_depth;
@@ -175,7 +175,7 @@ public:
         return GeoJSON(hull);
     }
 
-private:
+  private:
     explicit GeoJSON(mc_geojson *handle) : handle_(handle) {}
     mc_geojson *handle_;
 };
@@ -202,7 +202,7 @@ inline std::vector<Position> convex_hull(const std::vector<Position> &points) {
 /// A compiled style expression or filter (include/mapcore/expression.h). Immutable: evaluate
 /// from any number of threads. Move-only; freed by the destructor.
 class Expression {
-public:
+  public:
     /// Compiles an expression; `property_spec` is a style-spec property specification (JSON).
     explicit Expression(std::string_view json, std::string_view property_spec = {}) {
         detail::check(mc_expression_compile(json.data(), json.size(),
@@ -227,10 +227,9 @@ public:
     static Expression from_format(std::string_view format, std::string_view args_json = {},
                                   std::string_view property_spec = {}) {
         Expression e;
-        detail::check(mc_expression_compile_format(format.data(), format.size(),
-                                                   args_json.empty() ? nullptr : args_json.data(), args_json.size(),
-                                                   property_spec.empty() ? nullptr : property_spec.data(),
-                                                   property_spec.size(), &e.handle_));
+        detail::check(mc_expression_compile_format(
+            format.data(), format.size(), args_json.empty() ? nullptr : args_json.data(), args_json.size(),
+            property_spec.empty() ? nullptr : property_spec.data(), property_spec.size(), &e.handle_));
         return e;
     }
     Expression(Expression &&other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
@@ -266,8 +265,12 @@ public:
         detail::check(mc_expression_evaluate_numbers(handle_, features.get(), ctx, out.data(), nullptr, n, &n));
         return out;
     }
-    std::string to_json() const { return take([&](mc_buf *b) { return mc_expression_serialize(handle_, b); }); }
-    std::string type() const { return take([&](mc_buf *b) { return mc_expression_type(handle_, b); }); }
+    std::string to_json() const {
+        return take([&](mc_buf *b) { return mc_expression_serialize(handle_, b); });
+    }
+    std::string type() const {
+        return take([&](mc_buf *b) { return mc_expression_type(handle_, b); });
+    }
     unsigned flags() const {
         unsigned f = 0;
         detail::check(mc_expression_flags(handle_, &f));
@@ -277,7 +280,7 @@ public:
     bool is_zoom_constant() const { return flags() & MC_EXPRESSION_ZOOM_CONSTANT; }
     const mc_expression *handle() const noexcept { return handle_; }
 
-private:
+  private:
     Expression() = default;
     template <class Fill> static std::string take(Fill fill) { return detail::take_text(fill); }
     mc_expression *handle_ = nullptr;
@@ -286,9 +289,10 @@ private:
 /// A supercluster index (include/mapcore/cluster.h). Options are JSON with supercluster's names.
 /// Query results are GeoJSON text (FeatureCollections) or flat mc_cluster_item vectors.
 class ClusterIndex {
-public:
+  public:
     explicit ClusterIndex(std::string_view options_json = {}) {
-        detail::check(mc_cluster_index_new(options_json.empty() ? nullptr : options_json.data(), options_json.size(), &handle_));
+        detail::check(
+            mc_cluster_index_new(options_json.empty() ? nullptr : options_json.data(), options_json.size(), &handle_));
     }
     ClusterIndex(ClusterIndex &&other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
     ClusterIndex &operator=(ClusterIndex &&other) noexcept {
@@ -308,7 +312,8 @@ public:
     }
     std::string clusters(const BBox &box, double zoom, bool pretty = false) const {
         const double b[4] = {box.west, box.south, box.east, box.north};
-        return detail::take_text([&](mc_buf *out) { return mc_cluster_index_get_clusters(handle_, b, zoom, flags(pretty), out); });
+        return detail::take_text(
+            [&](mc_buf *out) { return mc_cluster_index_get_clusters(handle_, b, zoom, flags(pretty), out); });
     }
     std::vector<mc_cluster_item> clusters_flat(const BBox &box, double zoom) const {
         const double b[4] = {box.west, box.south, box.east, box.north};
@@ -321,10 +326,12 @@ public:
         return detail::take_text([&](mc_buf *out) { return mc_cluster_index_get_tile(handle_, z, x, y, 0, out); });
     }
     std::string children(std::int64_t cluster_id) const {
-        return detail::take_text([&](mc_buf *out) { return mc_cluster_index_get_children(handle_, cluster_id, 0, out); });
+        return detail::take_text(
+            [&](mc_buf *out) { return mc_cluster_index_get_children(handle_, cluster_id, 0, out); });
     }
     std::string leaves(std::int64_t cluster_id, mc_page page = {0, 10}) const {
-        return detail::take_text([&](mc_buf *out) { return mc_cluster_index_get_leaves(handle_, cluster_id, &page, 0, out); });
+        return detail::take_text(
+            [&](mc_buf *out) { return mc_cluster_index_get_leaves(handle_, cluster_id, &page, 0, out); });
     }
     std::vector<mc_cluster_item> leaves_flat(std::int64_t cluster_id, mc_page page = {0, MC_LIMIT_ALL}) const {
         return flat([&](mc_cluster_item *items, size_t cap, size_t *n) {
@@ -337,11 +344,12 @@ public:
         return out;
     }
     std::string cluster_hull(std::int64_t cluster_id) const {
-        return detail::take_text([&](mc_buf *out) { return mc_cluster_index_get_cluster_hull(handle_, cluster_id, out); });
+        return detail::take_text(
+            [&](mc_buf *out) { return mc_cluster_index_get_cluster_hull(handle_, cluster_id, out); });
     }
     mc_cluster_index *handle() const noexcept { return handle_; }
 
-private:
+  private:
     friend class DataSource;
     explicit ClusterIndex(mc_cluster_index *adopted) noexcept : handle_(adopted) {}
     static std::uint32_t flags(bool pretty) { return pretty ? MC_SERIALIZE_PRETTY : 0u; }
@@ -359,9 +367,10 @@ private:
 
 /// The SDKs' GeoJSON data source. Options are JSON with the SDK names ({"cluster": true, ...}).
 class DataSource {
-public:
+  public:
     explicit DataSource(std::string_view options_json = {}) {
-        detail::check(mc_source_new(options_json.empty() ? nullptr : options_json.data(), options_json.size(), &handle_));
+        detail::check(
+            mc_source_new(options_json.empty() ? nullptr : options_json.data(), options_json.size(), &handle_));
     }
     DataSource(DataSource &&other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
     DataSource &operator=(DataSource &&other) noexcept {
@@ -406,7 +415,8 @@ public:
         return out;
     }
     std::string to_geojson(bool pretty = false) const {
-        return detail::take_text([&](mc_buf *out) { return mc_source_to_geojson(handle_, pretty ? MC_SERIALIZE_PRETTY : 0u, out); });
+        return detail::take_text(
+            [&](mc_buf *out) { return mc_source_to_geojson(handle_, pretty ? MC_SERIALIZE_PRETTY : 0u, out); });
     }
     std::string clusters(const BBox &box, double zoom) const {
         const double b[4] = {box.west, box.south, box.east, box.north};
@@ -425,18 +435,18 @@ public:
     }
     /// The same tile as Mapbox Vector Tile bytes with one layer; empty for an empty tile.
     std::string tile_mvt(int z, int x, int y, const std::string &layer = "geojson") const {
-        return detail::take_text([&](mc_buf *out) { return mc_source_get_tile_mvt(handle_, z, x, y, layer.c_str(), out); });
+        return detail::take_text(
+            [&](mc_buf *out) { return mc_source_get_tile_mvt(handle_, z, x, y, layer.c_str(), out); });
     }
 
-private:
+  private:
     mc_source *handle_ = nullptr;
 };
-
 
 /// geojson-vt's tile index over GeoJSON (include/mapcore/tile.h). Options are JSON with
 /// geojson-vt's names ({"maxZoom": 14, "buffer": 64, ...}). Move-only; freed by the destructor.
 class GeoJSONVT {
-public:
+  public:
     explicit GeoJSONVT(const GeoJSON &data, std::string_view options_json = {}) {
         detail::check(mc_tile_index_new(data.get(), options_json.empty() ? nullptr : options_json.data(),
                                         options_json.size(), &handle_));
@@ -461,7 +471,8 @@ public:
     }
     /// The tile as Mapbox Vector Tile bytes with one layer; empty for an empty tile.
     std::string tile_mvt(int z, int x, int y, const std::string &layer = "geojson") const {
-        return detail::take_text([&](mc_buf *out) { return mc_tile_index_get_tile_mvt(handle_, z, x, y, layer.c_str(), out); });
+        return detail::take_text(
+            [&](mc_buf *out) { return mc_tile_index_get_tile_mvt(handle_, z, x, y, layer.c_str(), out); });
     }
     /// {"total": ..., "options": {...}, "indexedTiles": [[z, x, y], ...]}
     std::string stats() const {
@@ -469,7 +480,7 @@ public:
     }
     mc_tile_index *handle() const noexcept { return handle_; }
 
-private:
+  private:
     mc_tile_index *handle_ = nullptr;
 };
 
