@@ -14,16 +14,18 @@ APT_PACKAGES := libgeos-dev libcurl4-openssl-dev zlib1g-dev cmake pkg-config val
 RENDER_APT_PACKAGES := libegl1 libegl-mesa0 libgl1-mesa-dri libgles2
 RENDER_PIP_PACKAGES := mapli
 # Only `make test` installs these; the library itself needs nothing beyond the stdlib.
-TEST_PIP_PACKAGES := pytest shapely numpy orjson mapbox-vector-tile $(RENDER_PIP_PACKAGES)
+TEST_PIP_PACKAGES := pytest shapely numpy orjson mapbox-vector-tile pyflakes $(RENDER_PIP_PACKAGES)
 
-.PHONY: all deps venv render-deps test-deps build demo test test-swift test-c test-python test-conformance bench clean
+.PHONY: all deps venv render-deps test-deps build demo test test-swift test-c test-python test-conformance lint bench \
+	clean
 
 # Installs the apt packages of $(1) that dpkg does not list.
 define apt_install
 	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "Installing apt packages:$$missing"; \
-	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  $(SUDO) apt-get update -qq && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
 endef
 
@@ -43,7 +45,7 @@ render-deps: venv
 	  { echo "Installing into $(VENV): $(RENDER_PIP_PACKAGES)"; $(PY) -m pip install -q $(RENDER_PIP_PACKAGES); }
 
 test-deps: render-deps
-	@$(PY) -c "import pytest, shapely, numpy, orjson, mapbox_vector_tile, mapli" 2>/dev/null || \
+	@$(PY) -c "import pytest, shapely, numpy, orjson, mapbox_vector_tile, pyflakes, mapli" 2>/dev/null || \
 	  { echo "Installing into $(VENV): $(TEST_PIP_PACKAGES)"; $(PY) -m pip install -q $(TEST_PIP_PACKAGES); }
 
 build: deps
@@ -57,17 +59,23 @@ demo: build render-deps
 	@$(CLI) bbox data/places.geojson
 	@echo "== mapcore hull data/places.geojson"
 	@$(CLI) hull data/places.geojson
-	@echo "== mapcore filter '[\">=\", [\"get\", \"scalerank\"], 2]' data/places.geojson | mapcore eval '[\"get\", \"name\"]' -"
+	@echo "== mapcore filter '[\">=\", [\"get\", \"scalerank\"], 2]' data/places.geojson \
+	  | mapcore eval '[\"get\", \"name\"]' -"
 	@$(CLI) filter '[">=", ["get", "scalerank"], 2]' data/places.geojson | $(CLI) eval '["get", "name"]' -
-	@echo "== mapcore filter --predicate \"featureclass == 'waterfall' OR scalerank BETWEEN {0, 1}\" data/places.geojson | mapcore info -"
-	@$(CLI) filter --predicate "featureclass == 'waterfall' OR scalerank BETWEEN {0, 1}" data/places.geojson | $(CLI) info -
+	@echo "== mapcore filter --predicate \"featureclass == 'waterfall' OR scalerank BETWEEN {0, 1}\" \
+	  data/places.geojson | mapcore info -"
+	@$(CLI) filter --predicate "featureclass == 'waterfall' OR scalerank BETWEEN {0, 1}" data/places.geojson \
+	  | $(CLI) info -
 	@echo "== mapcore cluster data/places.geojson --stats   (supercluster defaults: radius 40, extent 512)"
 	@$(CLI) cluster data/places.geojson --stats
-	@echo "== mapcore cluster data/places.geojson --zoom 1 --bbox 100,-60,-100,10 --properties '{\"ranks\": [\"+\", [\"get\", \"scalerank\"]]}'"
-	@$(CLI) cluster data/places.geojson --zoom 1 --bbox 100,-60,-100,10 --properties '{"ranks": ["+", ["get", "scalerank"]]}' --pretty
-	@echo "== mapcore tile Tests/fixtures/geojson-vt/us-states.json 9 148 192   (geojson-vt's tile: Pennsylvania clipped)"
+	@echo "== mapcore cluster data/places.geojson --zoom 1 --bbox 100,-60,-100,10 \
+	  --properties '{\"ranks\": [\"+\", [\"get\", \"scalerank\"]]}'"
+	@$(CLI) cluster data/places.geojson --zoom 1 --bbox 100,-60,-100,10 \
+	  --properties '{"ranks": ["+", ["get", "scalerank"]]}' --pretty
+	@echo "== mapcore tile Tests/fixtures/geojson-vt/us-states.json 9 148 192   (Pennsylvania clipped)"
 	@$(CLI) tile Tests/fixtures/geojson-vt/us-states.json 9 148 192
-	@echo "== mapcore tile data/places.geojson 1 1 0 --source '{\"cluster\": true}' --mvt --output $(BUILD)/places-1-1-0.mvt; mapcore decode-mvt ... --tile 1/1/0"
+	@echo "== mapcore tile data/places.geojson 1 1 0 --source '{\"cluster\": true}' --mvt \
+	  --output $(BUILD)/places-1-1-0.mvt; mapcore decode-mvt ... --tile 1/1/0"
 	@$(CLI) tile data/places.geojson 1 1 0 --source '{"cluster": true}' --mvt --output $(BUILD)/places-1-1-0.mvt
 	@$(CLI) decode-mvt $(BUILD)/places-1-1-0.mvt --tile 1/1/0 | cut -c1-300
 	@echo "== the same from Python"
@@ -75,7 +83,7 @@ demo: build render-deps
 	@echo "== MapLibre Native draws MapCore's tiles: $(BUILD)/mapcore-demo.png"
 	@$(PY) examples/python/render_demo.py $(BUILD)/mapcore-demo.png
 
-test: test-swift test-c test-python test-conformance
+test: test-swift test-c test-python test-conformance lint
 
 test-swift: build
 	$(SWIFT) test
@@ -91,6 +99,11 @@ test-conformance: build
 	  --known-failures Tests/conformance/expressions-known-failures.txt
 	$(CLI) conformance predicates Tests/conformance/format-string-pairs.jsonl
 
+# Lines within 120 columns (.swift-format and .clang-format lay code out), Python without pyflakes warnings.
+lint: test-deps
+	$(PY) Tests/lint/line_length.py
+	$(PY) -m pyflakes bindings/python bench examples Tests/lint
+
 test-python: build test-deps
 	$(PY) -m pytest -q bindings/python/tests
 
@@ -99,6 +112,7 @@ bench: build test-deps
 	$(PY) bench/bench_geojson.py
 	$(PY) bench/bench_expressions.py
 	$(PY) bench/bench_cluster.py
+	$(PY) bench/bench_tiles.py
 
 clean:
 	rm -rf $(BUILD) .build bench/data

@@ -94,7 +94,8 @@ typedef struct mc_eval_context {
 } mc_eval_context;
 
 #define MC_EVAL_CONTEXT_VERSION 1
-#define MC_EVAL_CONTEXT_INIT {MC_EVAL_CONTEXT_VERSION, 0, 0.0, 0, 0.0, 0, 0.0, 0, 0.0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, 0, 0, 0, 0}
+#define MC_EVAL_CONTEXT_INIT                                                                            \
+    {MC_EVAL_CONTEXT_VERSION, 0, 0.0, 0, 0.0, 0, 0.0, 0, 0.0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, 0, 0, 0, 0}
 
 /* Evaluates against one feature: `feature` is GeoJSON text (a Feature, or a bare geometry),
  * or NULL with length 0 for no feature. `ctx` may be NULL (no zoom, no state).
