@@ -239,6 +239,35 @@ struct TilingFacts {
         #expect(c.count == 5598)
     }
 
+    /// Large collections convert on two threads; the result must be the serial one, in order.
+    @Test func parallelConversionEqualsSerial() throws {
+        var features: [Feature] = []
+        var rng = SeededGenerator(seed: 7)
+        for i in 0..<(Convert.parallelFrom + 1000) {
+            let x = Double(rng.next() % 3600) / 10 - 180, y = Double(rng.next() % 1600) / 10 - 80
+            let ring: CoordinateList = [x, y, x + 0.5, y, x + 0.5, y + 0.5, x, y]
+            var f = Feature(geometry: Geometry(type: .polygon, xy: ring, partEnds: [4]))
+            f.id = .int(Int64(i))
+            features.append(f)
+        }
+        func flat(_ list: [ProjectedFeature]) -> [[Double]] {
+            list.map { f -> [Double] in
+                guard case .lines(let rings) = f.geometry else { return [] }
+                return [f.id?.doubleValue ?? -1] + rings.flatMap(\.coords)
+            }
+        }
+        let all = Convert.features(of: .featureCollection(FeatureCollection(features: features)),
+                                   options: TilingOptions())
+        let split = 2000
+        let serial =
+            Convert.features(of: .featureCollection(FeatureCollection(features: Array(features[..<split]))),
+                             options: TilingOptions())
+            + Convert.features(of: .featureCollection(FeatureCollection(features: Array(features[split...]))),
+                               options: TilingOptions())
+        #expect(all.count == features.count)
+        #expect(flat(all) == flat(serial))
+    }
+
     @Test func badOptionsNameTheOption() throws {
         for (text, fragment) in [
             (#"{"maxZoom": 25}"#, "maxZoom"), (#"{"maxZoom": -1}"#, "maxZoom"),

@@ -4,23 +4,40 @@
 
 enum Convert {
     static func features(of data: GeoJSON, options: TilingOptions) -> [ProjectedFeature] {
-        var out: [ProjectedFeature] = []
         let tolerance = options.tolerance / (Double(1 << options.maxZoom) * options.extent)
-        let sqTolerance = tolerance * tolerance
-        let converter = Converter(options: options, sqTolerance: sqTolerance)
+        let converter = Converter(options: options, sqTolerance: tolerance * tolerance)
         switch data {
         case .featureCollection(let c):
-            out.reserveCapacity(c.features.count)
-            for (i, f) in c.features.enumerated() {
-                converter.convert(f.geometry, id: f.id?.jsonValue, properties: f.properties, index: i, into: &out)
+            // Features convert independently: a large collection is converted in two halves on
+            // two threads and joined in input order, which gives the same features.
+            let features = c.features
+            func convert(_ range: Range<Int>) -> [ProjectedFeature] {
+                var out: [ProjectedFeature] = []
+                out.reserveCapacity(range.count)
+                for i in range {
+                    converter.convert(features[i].geometry, id: features[i].id?.jsonValue,
+                                      properties: features[i].properties, index: i, into: &out)
+                }
+                return out
             }
+            guard features.count >= parallelFrom else { return convert(0..<features.count) }
+            let half = features.count / 2
+            var first: [ProjectedFeature] = [], second: [ProjectedFeature] = []
+            runConcurrently({ first = convert(0..<half) }, { second = convert(half..<features.count) })
+            return first + second
         case .feature(let f):
+            var out: [ProjectedFeature] = []
             converter.convert(f.geometry, id: f.id?.jsonValue, properties: f.properties, index: nil, into: &out)
+            return out
         case .geometry(let g):
+            var out: [ProjectedFeature] = []
             converter.convert(g, id: nil, properties: nil, index: nil, into: &out)
+            return out
         }
-        return out
     }
+
+    /// Collections at least this large are converted on two threads.
+    static let parallelFrom = 4096
 
     private struct Converter {
         let options: TilingOptions
@@ -46,7 +63,11 @@ enum Convert {
             }
             // Empty coordinates are treated as a null geometry.
             guard g.positionCount > 0 else { return }
-            let xy = g.xy
+            g.xy.withUnsafeBufferPointer { xy in convertPositions(g, xy, id: id, properties: properties, into: &out) }
+        }
+
+        private func convertPositions(_ g: Geometry, _ xy: UnsafeBufferPointer<Double>, id: JSONValue?,
+                                      properties: JSONObject?, into out: inout [ProjectedFeature]) {
             func line(_ range: Range<Int>, polygon: Bool) -> ProjectedLine {
                 convertLine(xy, positions: range, polygon: polygon)
             }
@@ -115,7 +136,8 @@ enum Convert {
 
         /// Projects positions `range` of `xy` into a line, with its length (or, for a ring, its
         /// area) and its simplification marks; the ends are always kept.
-        func convertLine(_ xy: CoordinateList, positions range: Range<Int>, polygon: Bool) -> ProjectedLine {
+        func convertLine(_ xy: UnsafeBufferPointer<Double>, positions range: Range<Int>, polygon: Bool)
+            -> ProjectedLine {
             var c: [Double] = []
             c.reserveCapacity(3 * range.count)
             var size = 0.0
