@@ -70,7 +70,8 @@ public func mc_source_import(_ handle: OpaquePointer?, _ location: UnsafePointer
         let source = try sourceHandle(handle)
         guard let location else { throw MapCoreError(.invalidArgument, "location must not be NULL.") }
         let bytes = try Fetch.bytes(
-            from: String(decoding: UnsafeRawBufferPointer(start: location, count: strlen(location)), as: UTF8.self))
+            from: String(decoding: UnsafeRawBufferPointer(start: location, count: strlen(location)), as: UTF8.self),
+            limit: source.snapshot.options.maxImportBytes)
         let value = try bytes.withUnsafeBufferPointer { (b) throws(MapCoreError) in try GeoJSONParser.parse(b) }
         try source.add(value)
     }

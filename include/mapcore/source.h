@@ -42,6 +42,7 @@ typedef struct mc_source mc_source;
  *   generateId         false    give each added feature a new integer id
  *   promoteId          null     a property whose value becomes the feature id
  *   filter             null     an expression or legacy filter
+ *   maxImportBytes     536870912  the most bytes mc_source_import reads (decompressed), 512 MiB
  *   tileCompatibility  "maplibre-native"  whose tiles mc_source_get_tile makes: MapLibre
  *                               Native's GeoJSON source's, or "geojson-vt" (JS 4.0.2's); see
  *                               the compatibility option in mapcore/tile.h
@@ -74,10 +75,15 @@ MC_API int mc_source_add(mc_source *source, const mc_geojson *data);
 MC_API int mc_source_set(mc_source *source, const mc_geojson *data);
 
 /* Adds the GeoJSON at `location`: a file path, a file:// URL, or an http:// or https:// URL
- * (fetched with libcurl: redirects followed, 60 s timeout). Errors: MC_E_IO (missing file,
- * network failure, HTTP status >= 400, with the reason), MC_E_PARSE / MC_E_INVALID_GEOJSON
- * (bad payload). On error the source is unchanged. Blocks while fetching; other threads keep
- * reading the previous state. */
+ * (fetched with libcurl: redirects followed, 60 s timeout, gzip/deflate decoded). At most the
+ * option maxImportBytes is read (decoded bytes counted): a larger file, or a larger HTTP
+ * Content-Length, is refused before reading, and a body that grows past it while arriving is
+ * refused at that point, so memory never holds more. Only regular files are read: a device
+ * (/dev/zero), a FIFO or a directory is MC_E_UNSUPPORTED without reading or blocking.
+ * Errors: MC_E_IO (missing file, network failure, HTTP status >= 400, with the reason),
+ * MC_E_LIMIT (over maxImportBytes), MC_E_PARSE / MC_E_INVALID_GEOJSON (bad payload). On error
+ * the source is unchanged. Blocks while fetching; other threads keep reading the previous
+ * state. */
 MC_API int mc_source_import(mc_source *source, const char *location);
 
 /* Removes every feature whose id equals `id_json` (a JSON string or number: "\"a\"" or "7";

@@ -32,6 +32,9 @@ public struct DataSourceOptions: Sendable {
     /// Whose tiles `SourceSnapshot.tile` reproduces: MapLibre Native's GeoJSON source's, or
     /// geojson-vt JS's (see `TilingOptions.Compatibility`).
     public var tileCompatibility = TilingOptions.Compatibility.maplibreNative
+    /// The most bytes an import may read (after decompression): a library inside another
+    /// process must not allocate gigabytes on a URL's say-so.
+    public var maxImportBytes = 512 << 20
 
     public init() {}
 
@@ -56,6 +59,7 @@ public struct DataSourceOptions: Sendable {
             case "filter":
                 if v == .null { filter = nil; continue }
                 filter = try StyleExpression.compiled(v, spec: .filter, legacyFilters: true, what: "filter")
+            case "maxImportBytes": maxImportBytes = try r.int(key, v, 1...(1 << 40))
             case "tileCompatibility":
                 tileCompatibility = try TilingOptions.Compatibility(option: key, v, r)
             default:
@@ -80,6 +84,7 @@ public struct DataSourceOptions: Sendable {
         o["promoteId"] = promoteId.map { .string($0) } ?? .null
         o["filter"] = filter?.serialize() ?? .null
         o["tileCompatibility"] = .string(tileCompatibility.rawValue)
+        o["maxImportBytes"] = .int(Int64(maxImportBytes))
         return .object(o)
     }
 

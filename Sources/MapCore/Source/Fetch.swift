@@ -3,13 +3,12 @@ import CCurl
 import Glibc
 
 public enum Fetch {
-    /// Largest body accepted from the network (a runaway server must not exhaust memory).
-    public static let maxBytes = 2 << 30
-
-    /// The bytes at `location`: a path, a file:// URL, or an http:// / https:// URL.
-    public static func bytes(from location: String) throws(MapCoreError) -> [UInt8] {
+    /// The bytes at `location`: a path, a file:// URL, or an http:// / https:// URL; more than
+    /// `limit` bytes (after decompression) is `MapCoreError(.limit)`, refused before reading when
+    /// the size is known (a file's size, an HTTP Content-Length). Only regular files are read.
+    public static func bytes(from location: String, limit: Int) throws(MapCoreError) -> [UInt8] {
         let lower = location.lowercased()
-        if lower.hasPrefix("http://") || lower.hasPrefix("https://") { return try http(location) }
+        if lower.hasPrefix("http://") || lower.hasPrefix("https://") { return try http(location, limit: limit) }
         if lower.hasPrefix("file://") {
             var rest = Substring(location.dropFirst("file://".count))
             if rest.lowercased().hasPrefix("localhost/") { rest = rest.dropFirst("localhost".count) }
@@ -17,13 +16,13 @@ public enum Fetch {
                 throw MapCoreError(
                     .invalidArgument, "A file:// URL needs an absolute path (file:///path); got \(location).")
             }
-            return try FileIO.read(path: try percentDecoded(rest))
+            return try FileIO.read(path: try percentDecoded(rest), limit: limit, regularFilesOnly: true)
         }
         if let scheme = lower.split(separator: "/", maxSplits: 1).first, scheme.hasSuffix(":") {
             throw MapCoreError(
                 .unsupported, "Unsupported URL scheme in \(location): use a path, file://, http:// or https://.")
         }
-        return try FileIO.read(path: location)
+        return try FileIO.read(path: location, limit: limit, regularFilesOnly: true)
     }
 
     private static func percentDecoded(_ s: Substring) throws(MapCoreError) -> String {
@@ -45,15 +44,17 @@ public enum Fetch {
     private final class Body {
         var bytes: [UInt8] = []
         var tooLarge = false
+        let limit: Int
+        init(limit: Int) { self.limit = limit }
     }
 
-    private static func http(_ url: String) throws(MapCoreError) -> [UInt8] {
+    private static func http(_ url: String, limit: Int) throws(MapCoreError) -> [UInt8] {
         guard globalInit == CURLE_OK, let h = curl_easy_init() else {
             throw MapCoreError(.io, "libcurl could not be initialised.")
         }
         defer { curl_easy_cleanup(h) }
         var errorText = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        let body = Body()
+        let body = Body(limit: limit)
         let code: CURLcode = errorText.withUnsafeMutableBufferPointer { errBuf in
             withExtendedLifetime(body) {
                 _ = mc_curl_set_string(h, CURLOPT_URL, url)
@@ -64,13 +65,17 @@ public enum Fetch {
                 _ = mc_curl_set_long(h, CURLOPT_NOSIGNAL, 1)  // no SIGALRM in the host process
                 _ = mc_curl_set_string(h, CURLOPT_ACCEPT_ENCODING, "")
                 _ = mc_curl_set_string(h, CURLOPT_USERAGENT, "MapCore/\(MapCoreVersion.string)")
+                // A Content-Length above the limit is refused before the body is read.
+                _ = mc_curl_set_off_t(h, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limit))
                 _ = mc_curl_set_pointer(h, CURLOPT_ERRORBUFFER, errBuf.baseAddress)
                 _ = mc_curl_set_pointer(h, CURLOPT_WRITEDATA, Unmanaged.passUnretained(body).toOpaque())
                 _ = mc_curl_set_write_function(h) { data, size, count, context in
                     guard let data, let context else { return 0 }
                     let body = Unmanaged<Body>.fromOpaque(context).takeUnretainedValue()
                     let n = size * count
-                    guard body.bytes.count + n <= Fetch.maxBytes else { body.tooLarge = true; return 0 }
+                    // Decoded (gzip, deflate) bytes count too, so a small compressed body cannot
+                    // inflate past the limit.
+                    guard body.bytes.count + n <= body.limit else { body.tooLarge = true; return 0 }
                     data.withMemoryRebound(to: UInt8.self, capacity: n) {
                         body.bytes.append(contentsOf: UnsafeBufferPointer(start: $0, count: n))
                     }
@@ -79,8 +84,8 @@ public enum Fetch {
                 return curl_easy_perform(h)
             }
         }
-        guard !body.tooLarge else {
-            throw MapCoreError(.limit, "\(url): the response is larger than \(maxBytes) bytes.")
+        guard !body.tooLarge, code != CURLE_FILESIZE_EXCEEDED else {
+            throw MapCoreError(.limit, "\(url): the response is larger than the limit of \(limit) bytes.")
         }
         guard code == CURLE_OK else {
             let detail = String(decoding: errorText.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

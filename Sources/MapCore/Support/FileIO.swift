@@ -2,14 +2,28 @@
 import Glibc
 
 public enum FileIO {
-    /// The bytes of the file at `path`, or of standard input for "-".
-    public static func read(path: String) throws(MapCoreError) -> [UInt8] {
-        let fd = path == "-" ? 0 : open(path, O_RDONLY)
+    /// The bytes of the file at `path`, or of standard input for "-". More than `limit` bytes is
+    /// `MapCoreError(.limit)`, refused from the file's size before reading when it is a regular
+    /// file. With `regularFilesOnly`, anything but a regular file (a device such as /dev/zero, a
+    /// FIFO, a directory) is refused without reading: a library must not block or read forever
+    /// on a path it was given.
+    public static func read(path: String, limit: Int = Int.max, regularFilesOnly: Bool = false)
+        throws(MapCoreError) -> [UInt8] {
+        // O_NONBLOCK so that opening a FIFO does not wait for a writer before it can be refused.
+        let fd = path == "-" ? 0 : open(path, O_RDONLY | (regularFilesOnly ? O_NONBLOCK : 0))
         guard fd >= 0 else { throw ioError("Cannot open \(path)") }
         defer { if fd != 0 { close(fd) } }
         var st = stat()
+        let known = fstat(fd, &st) == 0
+        let regular = known && (st.st_mode & S_IFMT) == S_IFREG
+        if regularFilesOnly && !regular {
+            throw MapCoreError(.unsupported, "\(path) is not a regular file (a device, FIFO or directory).")
+        }
+        if regular && Int(st.st_size) > limit {
+            throw MapCoreError(.limit, "\(path) has \(st.st_size) bytes, more than the limit of \(limit).")
+        }
         var bytes: [UInt8] = []
-        if fstat(fd, &st) == 0 && st.st_size > 0 { bytes.reserveCapacity(Int(st.st_size)) }
+        if regular && st.st_size > 0 { bytes.reserveCapacity(Int(st.st_size)) }
         let chunk = 1 << 20
         while true {
             let before = bytes.count
@@ -25,6 +39,8 @@ public enum FileIO {
             }
             bytes.removeLast(chunk - readCount)
             if readCount == 0 { return bytes }
+            // A file may grow while it is read.
+            if bytes.count > limit { throw MapCoreError(.limit, "\(path) is larger than the limit of \(limit) bytes.") }
         }
     }
 

@@ -37,7 +37,7 @@ class DataSource(Handle):
 
     def __init__(self, cluster=None, cluster_radius=None, cluster_max_zoom=None, cluster_min_points=None,
                  cluster_properties=None, max_zoom=None, buffer=None, tolerance=None, line_metrics=None,
-                 generate_id=None, promote_id=None, filter=None, tile_compatibility=None):
+                 generate_id=None, promote_id=None, filter=None, tile_compatibility=None, max_import_bytes=None):
         # Only what the caller set is sent: the defaults live in the library (source.h); `options`
         # reports the effective ones.
         def flag(v):
@@ -47,7 +47,7 @@ class DataSource(Handle):
             "clusterMinPoints": cluster_min_points, "clusterProperties": _cluster_properties_json(cluster_properties),
             "maxZoom": max_zoom, "buffer": buffer, "tolerance": tolerance, "lineMetrics": flag(line_metrics),
             "generateId": flag(generate_id), "promoteId": promote_id, "filter": _expression_json(filter),
-            "tileCompatibility": tile_compatibility,
+            "tileCompatibility": tile_compatibility, "maxImportBytes": max_import_bytes,
         })
         handle = _p()
         check(lib.mc_source_new(options, len(options), ctypes.byref(handle)))
@@ -59,7 +59,7 @@ class DataSource(Handle):
                      "cluster_min_points": "clusterMinPoints", "cluster_properties": "clusterProperties",
                      "max_zoom": "maxZoom", "buffer": "buffer", "tolerance": "tolerance", "line_metrics": "lineMetrics",
                      "generate_id": "generateId", "promote_id": "promoteId", "filter": "filter",
-                     "tile_compatibility": "tileCompatibility"}
+                     "tile_compatibility": "tileCompatibility", "max_import_bytes": "maxImportBytes"}
 
     def set_options(self, **options):
         """Changes the named options (same names as the constructor); the index is rebuilt."""

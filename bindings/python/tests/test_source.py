@@ -1,9 +1,11 @@
 """The SDK data source through ctypes: identity and edits, clustering, filters, import over HTTP
 from a local server, and queries racing writes on real threads."""
 import functools
+import gzip
 import http.server
 import json
 import math
+import os
 import threading
 from pathlib import Path
 
@@ -141,6 +143,77 @@ def test_import_from_http_file_url_and_path(http_root):
         with pytest.raises(error):
             source.import_data(bad)
         assert len(source) == 3 * 163
+
+
+class _HostileHandler(http.server.BaseHTTPRequestHandler):
+    """/huge: a Content-Length of 600 GB and no body; /bomb: 1 MB of gzip that inflates to 64 MB;
+    /stream: a body without a length that never ends."""
+
+    BOMB = gzip.compress(b" " * (64 << 20))
+
+    def do_GET(self):
+        self.send_response(200)
+        if self.path == "/huge":
+            self.send_header("Content-Length", str(600 << 30))
+            self.end_headers()
+        elif self.path == "/bomb":
+            self.send_header("Content-Encoding", "gzip")
+            self.send_header("Content-Length", str(len(self.BOMB)))
+            self.end_headers()
+            self.wfile.write(self.BOMB)
+        else:
+            self.end_headers()
+            try:
+                while True:
+                    self.wfile.write(b" " * 65536)
+            except OSError:
+                pass
+
+    def log_message(self, *args):
+        pass
+
+
+def _peak_rss_mb():
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def test_imports_stop_at_the_limit_before_memory_does(tmp_path):
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _HostileHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    source = mapcore.DataSource(max_import_bytes=8 << 20)
+    assert source.options["maxImportBytes"] == 8 << 20
+    before = _peak_rss_mb()
+    try:
+        for path in ("/huge", "/bomb", "/stream"):
+            with pytest.raises(mapcore.LimitError):
+                source.import_data(base + path)
+    finally:
+        server.shutdown()
+        server.server_close()
+    # Nothing near the 64 MB inflated or the unending stream was held (the gzip bomb's own
+    # 64 MB of text was made before `before`).
+    assert _peak_rss_mb() - before < 40
+    # Local files: a sparse 1 TB file is refused from its size, devices and FIFOs without reading.
+    sparse = tmp_path / "sparse.geojson"
+    with open(sparse, "wb") as f:
+        f.truncate(1 << 40)
+    with pytest.raises(mapcore.LimitError):
+        source.import_data(str(sparse))
+    with pytest.raises(mapcore.UnsupportedError):
+        source.import_data("/dev/zero")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(mapcore.UnsupportedError):
+        source.import_data(str(fifo))
+    with pytest.raises(mapcore.UnsupportedError):
+        source.import_data(str(tmp_path))
+    assert len(source) == 0
+    with pytest.raises(mapcore.InvalidArgumentError):
+        mapcore.DataSource(max_import_bytes=0)
 
 
 def test_readers_never_see_a_mix_while_a_writer_replaces_data():
