@@ -9,12 +9,13 @@ SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # `pip install` (PEP 668), and the project should not change the system's packages anyway.
 VENV   := $(BUILD)/venv
 PY     := $(VENV)/bin/python
-APT_PACKAGES := libgeos-dev libcurl4-openssl-dev zlib1g-dev cmake pkg-config valgrind python3-venv
+APT_PACKAGES := libgeos-dev libcurl4-openssl-dev zlib1g-dev libsqlite3-dev sqlite3 cmake pkg-config valgrind \
+	python3-venv
 # MapLibre Native (PyPI mapli), which the demo and the tile tests render with, needs EGL and Mesa.
 RENDER_APT_PACKAGES := libegl1 libegl-mesa0 libgl1-mesa-dri libgles2
 RENDER_PIP_PACKAGES := mapli
 # Only `make test` installs these; the library itself needs nothing beyond the stdlib.
-TEST_PIP_PACKAGES := pytest shapely numpy orjson mapbox-vector-tile pyflakes $(RENDER_PIP_PACKAGES)
+TEST_PIP_PACKAGES := pytest shapely numpy orjson mapbox-vector-tile pmtiles pyflakes $(RENDER_PIP_PACKAGES)
 
 .PHONY: all deps venv render-deps test-deps build demo test test-swift test-c test-python test-conformance lint bench \
 	clean

@@ -20,9 +20,10 @@ let package = Package(
         .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CMapCoreABI"),
         .systemLibrary(name: "CMapCoreKernels"),
-        .target(name: "MapCore", dependencies: ["CGEOS", "CCurl", "CZlib", "CMapCoreKernels"]),
+        .target(name: "MapCore", dependencies: ["CGEOS", "CCurl", "CZlib", "CSQLite", "CMapCoreKernels"]),
         .target(
             name: "MapCoreCAPI",
             dependencies: ["MapCore", "CMapCoreABI"],

@@ -25,6 +25,7 @@
 #include "mapcore/source.h"
 #include "mapcore/tile.h"
 #include "mapcore/vector_tile.h"
+#include "mapcore/tilesource.h"
 #include "mapcore/format.h"
 
 #endif /* MAPCORE_H */

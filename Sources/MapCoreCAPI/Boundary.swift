@@ -17,6 +17,7 @@ enum HandleKind: UInt8 {
     case clusterIndex
     case source
     case tileIndex
+    case tileSource
 }
 
 /// Every live handle, so NULL, freed and foreign pointers are refused instead of dereferenced.

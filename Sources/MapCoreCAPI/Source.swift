@@ -3,7 +3,7 @@ import Glibc
 import CMapCoreABI
 import MapCore
 
-private func sourceHandle(_ handle: OpaquePointer?) throws(MapCoreError) -> DataSource {
+func sourceHandle(_ handle: OpaquePointer?) throws(MapCoreError) -> DataSource {
     guard let h = handles.lookup(handle, kind: .source, as: DataSource.self) else { throw misuse("mc_source") }
     return h
 }

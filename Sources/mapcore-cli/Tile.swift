@@ -17,12 +17,19 @@ private func parseOptions(_ text: String?, _ flag: String) throws -> JSONValue {
 
 struct Tile: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Cut one tile of a GeoJSON file as geojson-vt does; print its tile JSON, or write it as MVT.")
+        abstract: "Cut one tile of a GeoJSON file as geojson-vt does, or write every tile as a tileset.",
+        discussion: """
+            One tile: mapcore tile FILE Z X Y [--source JSON] [--mvt] [--output FILE]
+            A tileset: mapcore tile FILE -o OUT where OUT is a directory (z/x/y.pbf and metadata.json), \
+            a .mbtiles or a .pmtiles file, made as a MapLibre GeoJSON source makes its tiles:
+              mapcore tile places.geojson -o places.mbtiles --cluster --maxzoom 10 --layer places
+            """)
 
     @OptionGroup var input: InputOptions
-    @Argument(help: "Zoom.") var z: Int
-    @Argument(help: "Column.") var x: Int
-    @Argument(help: "Row.") var y: Int
+    @Argument(help: "Zoom (omit Z X Y to write a tileset to --output).") var z: Int?
+    @Argument(help: "Column.") var x: Int?
+    @Argument(help: "Row.") var y: Int?
+    @OptionGroup(title: "Tileset") var tileset: TilesetOptions
     @Option(
         help: """
             geojson-vt options as JSON (maxZoom, buffer, extent, tolerance, lineMetrics, compatibility, ...).
@@ -35,11 +42,19 @@ struct Tile: ParsableCommand {
             """)
     var source: String?
     @Flag(help: "Write the tile as a Mapbox Vector Tile (to standard output unless --output).") var mvt = false
-    @Option(help: "Write to this file instead of standard output.") var output: String?
+    @Option(name: [.short, .long], help: "Write to this file (a tile) or tileset path instead of standard output.")
+    var output: String?
     @Option(help: "Layer name of the vector tile.") var layer = "geojson"
     @Flag(help: "Pretty-print the JSON.") var pretty = false
 
     func run() throws {
+        guard let z, let x, let y else {
+            guard let output, self.z == nil else {
+                throw ValidationError("Give Z X Y for one tile, or --output for a tileset.")
+            }
+            try writeTileset(try input.load(), to: output, options: tileset, layer: layer)
+            return
+        }
         guard (0...TilingOptions.maxAllowedZoom).contains(z), (0..<(1 << z)).contains(x), (0..<(1 << z)).contains(y)
         else { throw ValidationError("\(z)/\(x)/\(y) is not a tile: z in 0...24, x and y in 0..<2^z.") }
         let data = try input.load()

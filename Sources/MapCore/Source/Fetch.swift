@@ -1,4 +1,4 @@
-// Source: reading GeoJSON from a file path, a file:// URL, or http(s) through libcurl.
+// Source: reading bytes (GeoJSON, TileJSON, tiles) from a file path, a file:// URL, or http(s) through libcurl.
 import CCurl
 import Glibc
 
@@ -8,7 +8,17 @@ public enum Fetch {
     /// the size is known (a file's size, an HTTP Content-Length). Only regular files are read.
     public static func bytes(from location: String, limit: Int) throws(MapCoreError) -> [UInt8] {
         let lower = location.lowercased()
-        if lower.hasPrefix("http://") || lower.hasPrefix("https://") { return try http(location, limit: limit) }
+        if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
+            let (status, body) = try http(location, limit: limit)
+            guard status < 400 else { throw MapCoreError(.io, "Cannot fetch \(location): HTTP status \(status).") }
+            return body
+        }
+        return try FileIO.read(path: try localPath(location), limit: limit, regularFilesOnly: true)
+    }
+
+    /// The file a location that is not http(s) names: a path, or a file:// URL decoded.
+    static func localPath(_ location: String) throws(MapCoreError) -> String {
+        let lower = location.lowercased()
         if lower.hasPrefix("file://") {
             var rest = Substring(location.dropFirst("file://".count))
             if rest.lowercased().hasPrefix("localhost/") { rest = rest.dropFirst("localhost".count) }
@@ -16,13 +26,13 @@ public enum Fetch {
                 throw MapCoreError(
                     .invalidArgument, "A file:// URL needs an absolute path (file:///path); got \(location).")
             }
-            return try FileIO.read(path: try percentDecoded(rest), limit: limit, regularFilesOnly: true)
+            return try percentDecoded(rest)
         }
         if let scheme = lower.split(separator: "/", maxSplits: 1).first, scheme.hasSuffix(":") {
             throw MapCoreError(
                 .unsupported, "Unsupported URL scheme in \(location): use a path, file://, http:// or https://.")
         }
-        return try FileIO.read(path: location, limit: limit, regularFilesOnly: true)
+        return location
     }
 
     private static func percentDecoded(_ s: Substring) throws(MapCoreError) -> String {
@@ -48,7 +58,23 @@ public enum Fetch {
         init(limit: Int) { self.limit = limit }
     }
 
-    private static func http(_ url: String, limit: Int) throws(MapCoreError) -> [UInt8] {
+    /// A tile's bytes, or nil when the server has none: HTTP 404 and 204 mean "no tile" to
+    /// MapLibre, not an error. Other locations as `bytes(from:limit:)`, a missing file being nil.
+    public static func tile(from location: String, limit: Int) throws(MapCoreError) -> [UInt8]? {
+        let lower = location.lowercased()
+        if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
+            let (status, body) = try http(location, limit: limit)
+            if status == 404 || status == 204 { return nil }
+            guard status < 400 else { throw MapCoreError(.io, "Cannot fetch \(location): HTTP status \(status).") }
+            return body
+        }
+        let path = try localPath(location)
+        guard FileIO.exists(path) else { return nil }
+        return try FileIO.read(path: path, limit: limit, regularFilesOnly: true)
+    }
+
+    /// The status and body of an HTTP(S) request; transport failures throw.
+    private static func http(_ url: String, limit: Int) throws(MapCoreError) -> (status: Int, body: [UInt8]) {
         guard globalInit == CURLE_OK, let h = curl_easy_init() else {
             throw MapCoreError(.io, "libcurl could not be initialised.")
         }
@@ -94,7 +120,6 @@ public enum Fetch {
         }
         var status = 0
         _ = mc_curl_response_code(h, &status)
-        guard status < 400 else { throw MapCoreError(.io, "Cannot fetch \(url): HTTP status \(status).") }
-        return body.bytes
+        return (status, body.bytes)
     }
 }

@@ -63,6 +63,12 @@ public enum FileIO {
         }
     }
 
+    /// Whether anything (file, directory, device) is at `path`.
+    public static func exists(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0
+    }
+
     private static func ioError(_ what: String) -> MapCoreError {
         MapCoreError(.io, "\(what): \(String(cString: strerror(errno))).")
     }

@@ -30,6 +30,7 @@ from .cluster import ClusterItem, Supercluster
 from .source import DataSource
 from .tile import GeoJSONVT
 from .vector_tile import decode_mvt
+from .tilesource import VectorTileSource, camera_fit, tile_cover, tile_url, write_tiles
 from .expression import Expression, Filter, Predicate
 from .format import Format, format_from_json, format_to_json
 from . import builders
@@ -58,6 +59,11 @@ __all__ = [
     "Supercluster",
     "GeoJSONVT",
     "decode_mvt",
+    "VectorTileSource",
+    "camera_fit",
+    "tile_cover",
+    "tile_url",
+    "write_tiles",
     "EvaluationError",
     "Expression",
     "ExpressionError",

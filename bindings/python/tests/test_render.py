@@ -220,3 +220,34 @@ def test_wrong_tiles_are_seen(pool):
     js.add(US_STATES)
     a, b = _render_both(pool, US_STATES, ("fill", "line"), VIEWS["country"], tiles_from=js)
     assert _differing(a, b) > MAX_DIFFERING
+
+
+@pytest.fixture(scope="module")
+def tilesets(tmp_path_factory):
+    """US states written by MapCore as a PMTiles archive, an MBTiles archive and a directory, to
+    zoom 10, from a source whose maxzoom is 10 too."""
+    root = tmp_path_factory.mktemp("tilesets")
+    paths = {}
+    for kind, name in (("pmtiles", "s.pmtiles"), ("mbtiles", "s.mbtiles"), ("directory", "dir")):
+        mapcore.write_tiles(US_STATES, root / name, maxzoom=10, layer="data", max_zoom=10)
+        paths[kind] = root / name
+    return paths
+
+
+@pytest.mark.parametrize("kind", ["pmtiles", "mbtiles", "directory"])
+@pytest.mark.parametrize("view", VIEWS)
+def test_tilesets_render_as_maplibre_renders_its_geojson_source(pool, tilesets, kind, view):
+    """MapLibre Native reads the archives itself (pmtiles://, mbtiles://) and the directory through
+    file:// tile URLs, and draws them as it draws the same data from a geojson source."""
+    path = tilesets[kind]
+    source = {"pmtiles": {"type": "vector", "url": f"pmtiles://file://{path}"},
+              "mbtiles": {"type": "vector", "url": f"mbtiles://{path}"},
+              "directory": {"type": "vector", "tiles": [f"file://{path}/{{z}}/{{x}}/{{y}}.pbf"], "maxzoom": 10}}[kind]
+    images = []
+    for style_id, s, layer in ((f"ts-{kind}-{view}-a", {"type": "geojson", "data": US_STATES, "maxzoom": 10}, None),
+                               (f"ts-{kind}-{view}-b", source, "data")):
+        style = {"version": 8, "sources": {"s": s}, "layers": _layers(("fill", "line"), layer)}
+        pool.register_style(style_id, json=style)
+        images.append(decode_png(pool.render_from_bounds(style_id, bbox=VIEWS[view], width=256, height=256)))
+    assert _drawn(images[0]) > 0.05
+    assert _differing(*images) <= MAX_DIFFERING
