@@ -177,6 +177,32 @@ int main(int argc, char **argv) {
         }
         CHECK(threw);
     }
+    // Vector tile sources and tilesets.
+    {
+        CHECK(mapcore::tile_url("{quadkey}", 17, 22914, 52870) == "02301322130000230");
+        CHECK(mapcore::tile_cover({-122.5744, 37.6609, -122.3204, 37.8271}, 10) ==
+              "[[10,163,395],[10,163,396],[10,164,395],[10,164,396]]");
+        mapcore::DataSource states;
+        states.import_data(dir + "/../Tests/fixtures/geojson-vt/us-states.json");
+        const std::string path = "/tmp/mapcore-cpp-test.mbtiles";
+        CHECK(mapcore::write_tiles(states, path, R"({"maxzoom": 2, "layer": "states"})").find("\"tiles\":13") !=
+              std::string::npos);
+        mapcore::VectorTileSource source(R"({"url": ")" + path + "\"}");
+        CHECK(source.info().find("\"maxzoom\":2") != std::string::npos);
+        CHECK(!source.fetch(0, 0, 0).empty() && source.fetch(2, 3, 3).empty());
+        CHECK(source.features(0, 0, 0, "states").find("\"Texas\"") != std::string::npos);
+        CHECK(source.query({-105, 27, -95, 35}, 2, "states", R"(["==", ["get", "name"], "Texas"])").find("Oklahoma") ==
+              std::string::npos);
+        CHECK(source.tile_url(1, 0, 1) == "mbtiles://" + path + "/1/0/1");
+        std::remove(path.c_str());
+        bool threw = false;
+        try {
+            mapcore::VectorTileSource bad(R"({"tiles": ["t"], "scheme": "wms"})");
+        } catch (const mapcore::Error &err) {
+            threw = err.code() == MC_E_INVALID_ARGUMENT;
+        }
+        CHECK(threw);
+    }
     // Format strings: compile, convert both ways, build.
     {
         auto p = mapcore::Expression::predicate("temperature >= %@ AND name CONTAINS 'Izzy'", "[100]");

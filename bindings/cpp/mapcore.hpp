@@ -439,6 +439,8 @@ class DataSource {
             [&](mc_buf *out) { return mc_source_get_tile_mvt(handle_, z, x, y, layer.c_str(), out); });
     }
 
+    mc_source *handle() const noexcept { return handle_; }
+
   private:
     mc_source *handle_ = nullptr;
 };
@@ -490,6 +492,86 @@ class GeoJSONVT {
 inline std::string decode_mvt(std::string_view bytes, bool lnglat = false, int z = 0, int x = 0, int y = 0) {
     return detail::take_text([&](mc_buf *out) {
         return mc_mvt_decode(bytes.data(), bytes.size(), z, x, y, lnglat ? MC_MVT_LNGLAT : 0u, out);
+    });
+}
+
+/// A vector tile source (include/mapcore/tilesource.h): options JSON with the style spec's names.
+class VectorTileSource {
+  public:
+    explicit VectorTileSource(std::string_view options_json) {
+        detail::check(mc_tile_source_new(options_json.data(), options_json.size(), &handle_));
+    }
+    VectorTileSource(VectorTileSource &&other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+    VectorTileSource &operator=(VectorTileSource &&other) noexcept {
+        if (this != &other) {
+            mc_tile_source_free(handle_);
+            handle_ = std::exchange(other.handle_, nullptr);
+        }
+        return *this;
+    }
+    VectorTileSource(const VectorTileSource &) = delete;
+    VectorTileSource &operator=(const VectorTileSource &) = delete;
+    ~VectorTileSource() { mc_tile_source_free(handle_); }
+
+    /// {"options": {...}, "tilejson": {...} or null}
+    std::string info() const {
+        return detail::take_text([&](mc_buf *out) { return mc_tile_source_info(handle_, 0, out); });
+    }
+    std::string tile_url(int z, int x, int y, double pixel_ratio = 1) const {
+        return detail::take_text([&](mc_buf *out) { return mc_tile_source_url(handle_, z, x, y, pixel_ratio, out); });
+    }
+    /// [[z, x, y, overscaled_z], ...] closest to the centre first.
+    std::string cover(const BBox &box, double zoom) const {
+        const double b[4] = {box.west, box.south, box.east, box.north};
+        return detail::take_text([&](mc_buf *out) { return mc_tile_source_cover(handle_, b, zoom, out); });
+    }
+    /// The tile's bytes (inflated unless raw); empty when there is no tile.
+    std::string fetch(int z, int x, int y, bool raw = false) const {
+        return detail::take_text(
+            [&](mc_buf *out) { return mc_tile_source_fetch(handle_, z, x, y, raw ? MC_FETCH_RAW : 0u, out); });
+    }
+    /// A FeatureCollection of the tile's features (of one layer, or all when source_layer is empty).
+    std::string features(int z, int x, int y, const std::string &source_layer = {}, bool lnglat = true) const {
+        return detail::take_text([&](mc_buf *out) {
+            return mc_tile_source_features(handle_, z, x, y, source_layer.empty() ? nullptr : source_layer.c_str(),
+                                           lnglat ? MC_MVT_LNGLAT : 0u, out);
+        });
+    }
+    /// MapLibre's querySourceFeatures as a FeatureCollection; filter_json empty keeps all.
+    std::string query(const BBox &box, double zoom, const std::string &source_layer = {},
+                      std::string_view filter_json = {}) const {
+        const double b[4] = {box.west, box.south, box.east, box.north};
+        return detail::take_text([&](mc_buf *out) {
+            return mc_tile_source_query(handle_, b, zoom, source_layer.empty() ? nullptr : source_layer.c_str(),
+                                        filter_json.empty() ? nullptr : filter_json.data(), filter_json.size(), 0u,
+                                        out);
+        });
+    }
+    mc_tile_source *handle() const noexcept { return handle_; }
+
+  private:
+    mc_tile_source *handle_ = nullptr;
+};
+
+/// A tile URL template expanded as MapLibre Native expands it.
+inline std::string tile_url(std::string_view url_template, int z, int x, int y, bool tms = false,
+                            double pixel_ratio = 1) {
+    return detail::take_text([&](mc_buf *out) {
+        return mc_tile_url_expand(url_template.data(), url_template.size(), z, x, y, tms ? 1 : 0, pixel_ratio, out);
+    });
+}
+
+/// [[z, x, y], ...]: the tiles a box touches at zoom z, closest to its centre first.
+inline std::string tile_cover(const BBox &box, int z) {
+    const double b[4] = {box.west, box.south, box.east, box.north};
+    return detail::take_text([&](mc_buf *out) { return mc_tile_cover(b, z, out); });
+}
+
+/// Writes a data source as a tileset (directory, .mbtiles or .pmtiles); returns the summary JSON.
+inline std::string write_tiles(const DataSource &source, const std::string &path, std::string_view options_json = {}) {
+    return detail::take_text([&](mc_buf *out) {
+        return mc_tileset_write(source.handle(), path.c_str(), options_json.empty() ? nullptr : options_json.data(),
+                                options_json.size(), out);
     });
 }
 

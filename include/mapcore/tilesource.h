@@ -26,24 +26,24 @@ extern "C" {
 typedef struct mc_tile_source mc_tile_source;
 
 /* Makes a source from `options_json` (a JSON object with the style spec's names; the iOS SDKs'
- * names of the same options are accepted too, shown in brackets). Defaults (tests check these
- * are the effective ones):
- *   option       default        meaning
- *   tiles        []             URL templates [tileURLTemplates]
- *   url          null           a TileJSON document (path, file://, http(s)://) or an archive:
- *                               mbtiles://PATH, pmtiles://PATH or a path ending in .mbtiles or
- *                               .pmtiles (local files only) [configurationURL]
- *   minzoom      0              [minimumZoomLevel, minSourceZoom]
- *   maxzoom      22             [maximumZoomLevel, maxSourceZoom]
- *   bounds       [-180,-85.051129,180,85.051129]  [west,south,east,north] [coordinateBounds]
- *   scheme       "xyz"          "xyz" or "tms" (rows counted from the south) [tileCoordinateSystem]
- *   tileSize     512            tile size in pixels; 256 makes a map at zoom z use tiles of z+1
- *   attribution  null           [attributionHTMLString]
- *   encoding     null           kept for raster-dem sources [demEncoding]
- *   promoteId    null           a property whose value becomes the feature id in queries
- * With `url`, the document (or the archive's metadata) is read now (blocking) and fills every
- * option the caller left out, as MapLibre merges a source's options over its TileJSON; relative
- * templates in a TileJSON file resolve against its directory. Either `tiles` or `url` is needed.
+ * names of the same options are accepted too, in brackets). Defaults (tests check these are the
+ * effective ones):
+ *   option             default  meaning
+ *   tiles              []       URL templates [tileURLTemplates]
+ *   url                null     a TileJSON document or an archive, see below [configurationURL]
+ *   minzoom            0        [minimumZoomLevel, minSourceZoom]
+ *   maxzoom            22       [maximumZoomLevel, maxSourceZoom]
+ *   bounds             [-180,-85.051129,180,85.051129]  west, south, east, north [coordinateBounds]
+ *   scheme             "xyz"    "xyz", or "tms" (rows counted from the south) [tileCoordinateSystem]
+ *   tileSize           512      tile size in pixels; 256 makes a map at zoom z use tiles of z+1
+ *   attribution        null     [attributionHTMLString]
+ *   encoding           null     kept for raster-dem sources [demEncoding]
+ *   promoteId          null     a property whose value becomes the feature id in queries
+ * `url` is a TileJSON document (a path, file:// or http(s)://) or an archive: mbtiles://PATH,
+ * pmtiles://PATH (PATH may be a file:// URL) or a path ending in .mbtiles or .pmtiles (local
+ * files only). It is read now (blocking) and fills every option the caller left out, as MapLibre
+ * merges a source's options over its TileJSON; relative templates in a TileJSON file resolve
+ * against its directory. Either `tiles` or `url` is needed.
  * Errors: MC_E_INVALID_ARGUMENT (bad option, naming it), MC_E_IO / MC_E_NOT_FOUND (document or
  * archive unreadable or missing), MC_E_PARSE (not JSON, no tiles, not an archive),
  * MC_E_UNSUPPORTED (a remote archive), MC_E_LIMIT (a document above 16 MiB). */
@@ -132,13 +132,13 @@ MC_API int mc_camera_fit(const double bbox[4], double width, double height, cons
  * mc_source_get_tile_mvt makes it (MapLibre Native's GeoJSON source: clusters when clustering,
  * extent 8192), on two threads. Metadata: vector_layers (the layer, its fields with types String/
  * Number/Boolean/Mixed, zooms), bounds and center of the data, min/max zoom. `options_json` (NULL
- * with len 0 for every default):
- *   option   default                     meaning
- *   minzoom  0
- *   maxzoom  min(source maxZoom, 14)     deepest zoom written (at most 24)
- *   layer    "geojson"                   the vector layer name (a style's source-layer)
- *   gzip     true for archives, false for a directory
- *   name     "MapCore tileset"
+ * with len 0 for every default; tests check these are the effective ones):
+ *   option             default  meaning
+ *   minzoom            0        the shallowest zoom written
+ *   maxzoom            null     the deepest zoom written (at most 24); null: min(source maxZoom, 14)
+ *   layer              "geojson"  the vector layer name (a style's source-layer)
+ *   gzip               null     compress tiles; null: yes for archives, no for a directory
+ *   name               "MapCore"  the name in the metadata
  * `summary` (may be NULL) receives {"format", "tiles", "bytes", "minzoom", "tilesPerZoom": [...]}.
  * Blocking; the source may be changed by other threads meanwhile (the tiles are of the state
  * when the call began). Errors: MC_E_INVALID_ARGUMENT (options, path), MC_E_IO (cannot create

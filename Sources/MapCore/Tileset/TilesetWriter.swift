@@ -24,7 +24,7 @@ public struct TilesetWriteOptions: Sendable {
     /// tippecanoe writes them), a directory plain (a static server sends .pbf files as they are).
     public var gzip: Bool? = nil
     /// The tileset's name in its metadata.
-    public var name = "MapCore tileset"
+    public var name = "MapCore"
 
     public init() {}
 

@@ -106,3 +106,35 @@ def test_tile_index_defaults_are_effective():
         lib.mc_tile_index_free(handle)
     assert from_c == documented
     assert mapcore.GeoJSONVT(point).stats()["options"] == documented
+
+
+def test_tile_source_defaults_are_effective():
+    documented = documented_defaults("tilesource.h", "mc_tile_source_new")
+    options = json.dumps({"tiles": ["t/{z}/{x}/{y}"]}).encode()
+    handle = ctypes.c_void_p()
+    assert lib.mc_tile_source_new(options, len(options), ctypes.byref(handle)) == mapcore._lib.MC_OK
+    try:
+        from_c = json.loads(take_text(lambda buf: lib.mc_tile_source_info(handle, 0, buf)))["options"]
+    finally:
+        lib.mc_tile_source_free(handle)
+    assert from_c == dict(documented, tiles=["t/{z}/{x}/{y}"])
+    assert mapcore.VectorTileSource("t/{z}/{x}/{y}").options == from_c
+    assert set(documented) == set(from_c)
+
+
+def test_tileset_defaults_are_effective(tmp_path):
+    documented = documented_defaults("tilesource.h", "mc_tileset_write")
+    assert set(documented) == {"minzoom", "maxzoom", "layer", "gzip", "name"}
+    source = mapcore.DataSource(max_zoom=3)
+    source.add({"type": "Point", "coordinates": [10, 20]})
+    bare = take_text(lambda buf: lib.mc_tileset_write(source._handle, str(tmp_path / "a.mbtiles").encode(),
+                                                      None, 0, buf))
+    explicit = mapcore.write_tiles(source, tmp_path / "b.mbtiles", **{k: v for k, v in documented.items()})
+    assert json.loads(bare) == explicit
+    assert len(explicit["tilesPerZoom"]) == 4  # maxzoom null: the source's maxZoom, 3
+    import sqlite3
+    with sqlite3.connect(tmp_path / "a.mbtiles") as db:
+        meta = dict(db.execute("SELECT name, value FROM metadata"))
+        assert meta["name"] == documented["name"]
+        assert json.loads(meta["json"])["vector_layers"][0]["id"] == documented["layer"]
+        assert db.execute("SELECT tile_data FROM tiles").fetchone()[0][:2] == b"\x1f\x8b"  # gzip for archives
