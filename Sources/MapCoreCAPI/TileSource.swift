@@ -28,6 +28,23 @@ private func sourceLayer(_ name: UnsafePointer<CChar>?) throws(MapCoreError) -> 
     return s
 }
 
+/// `[[z, x, y, ...], ...]` written directly (a cover is asked for every frame).
+private func tileList(_ tiles: [[Int]]) -> [UInt8] {
+    var w = JSONWriter(reserve: 16 + tiles.count * 20)
+    w.openArray(inline: true)
+    for t in tiles {
+        w.element()
+        w.openArray(inline: true)
+        for v in t {
+            w.element()
+            w.writeInt(Int64(v))
+        }
+        w.closeArray()
+    }
+    w.closeArray()
+    return w.bytes
+}
+
 /// Features as a FeatureCollection, each with its layer as the foreign member "sourceLayer".
 private func collection(_ features: [(layer: String, feature: Feature)], pretty: Bool) -> [UInt8] {
     var w = JSONWriter(pretty: pretty, reserve: 256 + features.count * 256)
@@ -93,9 +110,7 @@ public func mc_tile_source_cover(
         let source = try tileSource(handle)
         let out = try required(out, "out")
         let tiles = try source.cover(try box(bbox), mapZoom: zoom)
-        let json = JSONValue.array(
-            tiles.map { c in .array([c.tile.z, c.tile.x, c.tile.y, c.overscaledZoom].map { .int(Int64($0)) }) })
-        try fill(out, with: Array(JSON.serialize(json).utf8))
+        try fill(out, with: tileList(tiles.map { [$0.tile.z, $0.tile.x, $0.tile.y, $0.overscaledZoom] }))
     }
 }
 
@@ -175,8 +190,7 @@ public func mc_tile_cover(_ bbox: UnsafePointer<Double>?, _ z: Int32, _ out: Uns
     boundary { () throws(MapCoreError) in
         let out = try required(out, "out")
         let tiles = try TileCover.tiles(covering: try box(bbox), zoom: Int(z))
-        let json = JSONValue.array(tiles.map { t in .array([t.z, t.x, t.y].map { .int(Int64($0)) }) })
-        try fill(out, with: Array(JSON.serialize(json).utf8))
+        try fill(out, with: tileList(tiles.map { [$0.z, $0.x, $0.y] }))
     }
 }
 

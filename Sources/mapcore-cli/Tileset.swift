@@ -65,13 +65,13 @@ func writeTileset(_ data: GeoJSON, to path: String, options: TilesetOptions, lay
     let start = monotonicSeconds()
     var lastShown = 0.0
     let summary = try TilesetWriter.write(source.snapshot, to: path, options: options.writeOptions(layer: layer)) {
-        done, known in
+        done, fraction in
         guard onTerminal else { return }
         let now = monotonicSeconds()
         guard now - lastShown > 0.1 else { return }
         lastShown = now
         let rate = Double(done) / max(now - start, 1e-9)
-        printError("\r\(done)/\(known) tiles, \(Int(rate)) tiles/s   ")
+        printError("\r\(Int(fraction * 100))% done, \(done) tiles written, \(Int(rate)) tiles/s   ")
     }
     if onTerminal { printError("\r\u{1B}[K") }
     let seconds = monotonicSeconds() - start

@@ -27,3 +27,15 @@ print(f"zoom 2: {len(shown)} items, {len(clusters)} clusters; the biggest holds 
 leaves = source.leaves(props["cluster_id"], offset=0, limit=3)
 print("  first leaves:", ", ".join(f["properties"]["name"] for f in leaves))
 print("  area:", source.cluster_hull(props["cluster_id"])["type"])
+
+# The tileset `make demo` wrote, read back as MapLibre reads a vector source: the tiles a view
+# needs, their URLs, and the places a filter keeps.
+archive = Path(__file__).resolve().parents[2] / "build" / "places.pmtiles"
+if archive.exists():
+    tiles = mapcore.VectorTileSource(url=str(archive))
+    view = (-10, 35, 30, 60)
+    cover = tiles.cover(view, 4.5)
+    print(f"places.pmtiles: zooms {tiles.options['minzoom']}-{tiles.options['maxzoom']}; "
+          f"a view of Europe at zoom 4.5 needs {len(cover)} tiles, first {tiles.tile_url(*cover[0][:3])}")
+    falls = tiles.query(view, 4.5, "places", "featureclass == 'waterfall' OR point_count > 0")
+    print(f"  {len(falls)} waterfalls and clusters in those tiles")

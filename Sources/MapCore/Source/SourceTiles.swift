@@ -56,8 +56,7 @@ extension SourceSnapshot {
             return items.isEmpty ? nil : clusters.tileFeatures(items)
         }
         let index = try tiles.get { () throws(MapCoreError) in
-            let input = indexed.count == features.count ? features : indexed.map { features[$0] }
-            return try TileIndex(.featureCollection(FeatureCollection(features: input)), options: options.tilingOptions)
+            try TileIndex(indexedData, options: options.tilingOptions)
         }
         return index.tile(z: z, x: x, y: y)
     }
@@ -65,9 +64,21 @@ extension SourceSnapshot {
     /// The tile as a Mapbox Vector Tile with one layer, extent 8192; no bytes where there is no
     /// tile or it has no features.
     public func tileMVT(z: Int, x: Int, y: Int, layer: String) throws(MapCoreError) -> [UInt8] {
-        guard let features = try tile(z: z, x: x, y: y), !features.isEmpty else { return [] }
+        mvt(try tile(z: z, x: x, y: y) ?? [], layer: layer)
+    }
+
+    /// Tile features as this source's vector tile (extent 8192, the MVT version of its
+    /// compatibility); no bytes for no features.
+    func mvt(_ features: [TileFeature], layer: String) -> [UInt8] {
+        guard !features.isEmpty else { return [] }
         return VectorTileEncoder.encode(
             layer: layer, extent: SourceTiling.extent, features: features,
             version: options.tileCompatibility.mvtVersion)
+    }
+
+    /// The features the filter keeps, as the GeoJSON the tiles are cut from.
+    var indexedData: GeoJSON {
+        let input = indexed.count == features.count ? features : indexed.map { features[$0] }
+        return .featureCollection(FeatureCollection(features: input))
     }
 }

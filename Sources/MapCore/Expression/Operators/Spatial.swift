@@ -18,7 +18,8 @@ private let tileExtent = 8192.0
 private typealias Mercator = Projection.MapLibre
 
 /// Reads the `within`/`distance` argument into a geometry (lon/lat). Collections of features
-/// become one GeometryCollection.
+/// become one GeometryCollection. The value goes through text so that the one GeoJSON parser
+/// (and its validation rules) reads it; this runs once per compile, never per evaluation.
 private func shapeGeometry(_ json: JSONValue) -> GeoJSON? {
     guard case .object = json else { return nil }
     return try? GeoJSONParser.parse(JSON.serialize(json))
