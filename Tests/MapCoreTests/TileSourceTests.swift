@@ -325,3 +325,41 @@ struct PMTilesFacts {
         )
     }
 }
+
+struct TilesetWalkFacts {
+    /// The depth-first walk a tileset is written with gives every tile `getTile` gives, and no
+    /// other, for geojson-vt's options and MapLibre Native's.
+    @Test func walkEqualsGetTile() throws {
+        let states = try GeoJSONParser.parse(
+            String(decoding: try FileIO.read(path: "Tests/fixtures/geojson-vt/us-states.json"), as: UTF8.self))
+        var maplibre = TilingOptions()
+        maplibre.extent = 8192
+        maplibre.buffer = 2048
+        maplibre.tolerance = 6
+        maplibre.maxZoom = 6
+        maplibre.compatibility = .maplibreNative
+        var geojsonVT = TilingOptions()
+        geojsonVT.maxZoom = 5
+        for options in [geojsonVT, maplibre] {
+            final class Seen: @unchecked Sendable {
+                let lock = Lock()
+                var tiles: [TileID: [TileFeature]] = [:]
+            }
+            let seen = Seen()
+            try TileIndex.walk(states, options: options, maxZoom: options.maxZoom) { z, x, y, features in
+                seen.lock.withLock { seen.tiles[TileID(z: z, x: x, y: y)] = features }
+            }
+            let index = try TileIndex(states, options: options)
+            var expected: [TileID: [TileFeature]] = [:]
+            for z in 0...options.maxZoom {
+                for x in 0..<(1 << z) {
+                    for y in 0..<(1 << z) {
+                        if let t = index.tile(z: z, x: x, y: y), !t.isEmpty { expected[TileID(z: z, x: x, y: y)] = t }
+                    }
+                }
+            }
+            #expect(expected.count > 50)
+            #expect(seen.tiles.filter { !$0.value.isEmpty } == expected)
+        }
+    }
+}

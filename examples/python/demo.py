@@ -37,5 +37,6 @@ if archive.exists():
     cover = tiles.cover(view, 4.5)
     print(f"places.pmtiles: zooms {tiles.options['minzoom']}-{tiles.options['maxzoom']}; "
           f"a view of Europe at zoom 4.5 needs {len(cover)} tiles, first {tiles.tile_url(*cover[0][:3])}")
-    falls = tiles.query(view, 4.5, "places", "featureclass == 'waterfall' OR point_count > 0")
-    print(f"  {len(falls)} waterfalls and clusters in those tiles")
+    found = tiles.query(view, 4.5, "places", "featureclass == 'island'")
+    names = sorted({f["properties"]["name"] for f in found})
+    print(f"  islands in those tiles: {', '.join(names)}")

@@ -98,9 +98,10 @@ public final class TileIndex: @unchecked Sendable {
     ) throws(MapCoreError) {
         try options.validate()
         let deepest = min(maxZoom, options.maxZoom)
-        let features = Wrap.wrap(Convert.features(of: data, options: options), options: options)
-        guard !features.isEmpty, deepest >= 0 else { return }
         typealias Work = (features: [ProjectedFeature], z: Int, x: Int, y: Int)
+        // No other binding holds the converted features: once cut into the frontier, they go.
+        var frontier: [Work] = [(Wrap.wrap(Convert.features(of: data, options: options), options: options), 0, 0, 0)]
+        guard !frontier[0].features.isEmpty, deepest >= 0 else { return }
         /// Makes the tile, visits it, and returns its children's work (none at the deepest zoom or
         /// for a tile without features, whose children geojson-vt never makes).
         let step: @Sendable (Work) -> [Work] = { w in
@@ -115,30 +116,39 @@ public final class TileIndex: @unchecked Sendable {
         }
         // Breadth first down to the sharing zoom, on this thread.
         let shareZoom = 4
-        var frontier: [Work] = [(features, 0, 0, 0)]
         while let first = frontier.first, first.z < shareZoom {
             frontier = frontier.flatMap(step)
         }
-        let next = Lock()
-        nonisolated(unsafe) var taken = 0
-        nonisolated(unsafe) var completed = 0
-        let work = frontier
-        let depthFirst: @Sendable () -> Void = {
-            while true {
-                let i: Int = next.withLock {
+        /// The subtrees, each handed out once and then let go, so a finished subtree's features
+        /// are freed while the others are still cut.
+        final class Queue: @unchecked Sendable {
+            let lock = Lock()
+            var items: [Work?]
+            var taken = 0, completed = 0
+            init(_ items: [Work]) { self.items = items }
+            func take() -> Work? {
+                lock.withLock {
+                    guard taken < items.count else { return nil }
                     defer { taken += 1 }
-                    return taken
+                    let w = items[taken]
+                    items[taken] = nil
+                    return w
                 }
-                guard i < work.count else { return }
-                var stack = [work[i]]
+            }
+            func complete() -> Int {
+                lock.withLock {
+                    completed += 1; return completed
+                }
+            }
+        }
+        let queue = Queue(frontier)
+        let total = frontier.count
+        frontier = []
+        let depthFirst: @Sendable () -> Void = {
+            while let subtree = queue.take() {
+                var stack = [subtree]
                 while let w = stack.popLast() { stack += step(w) }
-                if let finished {
-                    let done: Int = next.withLock {
-                        completed += 1
-                        return completed
-                    }
-                    finished(done, work.count)
-                }
+                if let finished { finished(queue.complete(), total) }
             }
         }
         runConcurrently(depthFirst, depthFirst)
