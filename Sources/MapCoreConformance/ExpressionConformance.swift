@@ -78,6 +78,21 @@ public enum ExpressionConformance {
             if !expectSuccess { return fail("compiled, but the case expects a compile error") }
             expr = e
         }
+        // The invariant every compiling expression keeps (issue 22): its serialized form compiles
+        // again, serializes the same, and evaluates the same on every input below.
+        let serialized = expr.serialize()
+        let again: StyleExpression
+        switch StyleExpression.compile(serialized, spec: spec) {
+        case .failure(let failure):
+            return fail(
+                "serialized form \(JSON.serialize(serialized)) does not compile: "
+                    + failure.errors.map { "\($0.key): \($0.message)" }.joined(separator: "; "))
+        case .success(let e): again = e
+        }
+        if again.serialize() != serialized {
+            return fail(
+                "serialization not stable: \(JSON.serialize(serialized)) -> \(JSON.serialize(again.serialize()))")
+        }
         if let t = compiled["type"]?.stringValue, t != expr.type.description {
             return fail("type \(expr.type) != expected \(t)")
         }
@@ -104,6 +119,10 @@ public enum ExpressionConformance {
             let wantError: Bool = {
                 if case .object(let w) = want, w["error"] != nil, w.count == 1 { return true } else { return false }
             }()
+            let first = try? expr.evaluate(ctx), second = try? again.evaluate(ctx)
+            if first.map({ $0.json(colors: .premultiplied) }) != second.map({ $0.json(colors: .premultiplied) }) {
+                return fail("input \(k): the recompiled serialized form evaluates differently")
+            }
             do {
                 let got = try expr.evaluate(ctx)
                 if wantError {

@@ -27,9 +27,9 @@ private func feature(_ text: String) throws -> Feature {
 /// The sample feature of the Azure Maps iOS data-driven styling document.
 private let sampleFeature =
     #"{"type":"Feature","geometry":{"type":"Point","coordinates":[-122.13284,47.63699]},"properties":{"id":123,"#
-        + #""entityType":"restaurant","revenue":12345,"subTitle":"Building 40","temperature":64,"title":"Cafeteria","#
-        + #""zoneColor":"purple","abcArray":["a","b","c"],"array2d":[["a","b"],["x","y"]],"#
-        + #""_style":{"fillColor":"red"}}}"#
+    + #""entityType":"restaurant","revenue":12345,"subTitle":"Building 40","temperature":64,"title":"Cafeteria","#
+    + #""zoneColor":"purple","abcArray":["a","b","c"],"array2d":[["a","b"],["x","y"]],"#
+    + #""_style":{"fillColor":"red"}}}"#
 
 private func evaluate(
     _ text: String, on featureText: String? = sampleFeature, zoom: Double? = nil,
@@ -86,7 +86,7 @@ private func evaluate(
             name: nil, defaultValue: nil, enumValues: nil, tokens: false)
         let conditional =
             #"["case", ["has", "zoneColor"], ["to-color", ["get", "zoneColor"]], [">=", ["get", "temperature"], 100], "#
-                + #""red", "green"]"#
+            + #""red", "green"]"#
         guard case .color(let purple) = try evaluate(conditional, spec: colorSpec) else {
             Issue.record("not a color"); return
         }
@@ -167,6 +167,31 @@ private func evaluate(
         var ctx = EvaluationContext(zoom: 5)
         ctx.properties = JSONObject([("a", .int(3))])
         #expect(try again.evaluate(ctx).numberValue == z.evaluate(ctx).numberValue)
+    }
+
+    /// Issue 22: an array assertion with a null length and several inputs serialized without the
+    /// null, which shifted its inputs into the length's place. Each form compiles again to the
+    /// same serialization and the same values.
+    @Test func arrayAssertionsSerializeToWhatCompiles() throws {
+        let cases = [
+            #"["array","number",null,["get","x"],["literal",[1]]]"#,
+            #"["array","string",null,["get","x"],["get","y"],["literal",["a"]]]"#,
+            #"["array","number",2,["get","x"],["literal",[1,2]]]"#,
+            #"["array","boolean",["get","x"]]"#,
+            #"["array",["get","x"]]"#,
+        ]
+        var ctx = EvaluationContext(zoom: 1)
+        ctx.properties = JSONObject([("x", .string("no")), ("y", .array([.string("b")]))])
+        for text in cases {
+            let e = try compile(text)
+            let again = try compile(JSON.serialize(e.serialize()))
+            #expect(again.serialize() == e.serialize(), "\(text)")
+            #expect(
+                (try? again.evaluate(ctx).json(colors: .premultiplied))
+                    == (try? e.evaluate(ctx).json(colors: .premultiplied)),
+                "\(text)")
+        }
+        #expect(JSON.serialize(try compile(cases[0]).serialize()) == cases[0])
     }
 
     @Test func withinAndDistanceWithoutATile() throws {

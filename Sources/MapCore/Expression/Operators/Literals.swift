@@ -111,9 +111,15 @@ final class AssertionNode: ExprNode, @unchecked Sendable {
         var out: [JSONValue] = []
         if case .array(let item, let n) = type {
             out.append(.string("array"))
+            // As GL JS's Assertion.serialize: the item type when it is a primitive, then the
+            // length, written as null when absent but needed to keep the arguments in place.
             if item != .value || n != nil {
                 out.append(.string(item.description))
-                if let n { out.append(.int(Int64(n))) }
+                if let n {
+                    out.append(.int(Int64(n)))
+                } else if args.count > 1 {
+                    out.append(.null)
+                }
             }
         } else {
             out.append(.string(type.description))
@@ -176,7 +182,7 @@ final class CoercionNode: ExprNode, @unchecked Sendable {
                     if items.count < 3 || items.count > 4 {
                         message =
                             "Invalid rgba value \(JSNumber.stringify(input)): expected an array containing either "
-                                + "three or four numeric values."
+                            + "three or four numeric values."
                     } else if let c = Coercions.rgbaColor(items, &message) {
                         return .color(c)
                     }
