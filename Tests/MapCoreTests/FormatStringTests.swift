@@ -73,6 +73,49 @@ private func formatError(_ format: String, _ arguments: String = "[]", kind: For
 private let repoRoot = "/" + #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
 
 @Suite struct FormatStringTests {
+    /// Issue 22: legacy `$type` filters are the feature's type (a MultiPoint is a Point), which
+    /// `$geometryType` is not; the format string asks for both names, so the round trip keeps
+    /// the meaning on single and multi geometries alike.
+    @Test func legacyTypeFiltersKeepTheirMeaning() throws {
+        let geometries = [
+            #"{"type":"Point","coordinates":[0,0]}"#, #"{"type":"MultiPoint","coordinates":[[0,0],[1,1]]}"#,
+            #"{"type":"LineString","coordinates":[[0,0],[1,1]]}"#,
+            #"{"type":"MultiPolygon","coordinates":[[[[0,0],[1,0],[1,1],[0,0]]],[[[5,5],[6,5],[6,6],[5,5]]]]}"#,
+        ]
+        let filters = [
+            #"["==","$type","Polygon"]"#, #"["==","$type","Point"]"#, #"["!=","$type","Point"]"#,
+            #"["in","$type","Point","LineString"]"#, #"["!in","$type","Polygon"]"#,
+            #"["all",["==","$type","Point"],["!has","x"]]"#,
+        ]
+        for text in filters {
+            let json = try JSON.parse(text)
+            guard case .success(let original) = StyleExpression.compile(json, spec: .filter, legacyFilters: true) else {
+                Issue.record("\(text) does not compile")
+                continue
+            }
+            let (format, arguments) = try FormatString.format(json: json, kind: .predicate)
+            let back = try FormatString.json(Array(format.utf8), arguments: arguments, kind: .predicate)
+            guard case .success(let again) = StyleExpression.compile(back, spec: .filter) else {
+                Issue.record("\(format) does not compile back")
+                continue
+            }
+            for g in geometries {
+                var ctx = EvaluationContext()
+                ctx.setFeature(try feature("{}", geometry: g))
+                let a = try? original.evaluate(ctx).json(), b = try? again.evaluate(ctx).json()
+                #expect(a == b, "\(text) -> \(format) on \(g)")
+            }
+        }
+        #expect(
+            try FormatString.format(json: JSON.parse(#"["==","$type","Polygon"]"#), kind: .predicate).text
+                == "$geometryType IN {'Polygon', 'MultiPolygon'}")
+        // No format string compiles to an `error` standing as a predicate: the conversion says so.
+        let error = thrown { () throws(MapCoreError) in
+            _ = try FormatString.format(json: JSON.parse(#"["any",true,["error","unreachable"]]"#), kind: .predicate)
+        }
+        #expect(error?.code == .unsupported && error?.message.contains("error") == true)
+    }
+
     @Test func maplibreDarwinPairs() throws {
         let text = String(
             decoding: try FileIO.read(path: "\(repoRoot)/Tests/conformance/format-string-pairs.jsonl"), as: UTF8.self)
@@ -411,8 +454,9 @@ private let repoRoot = "/" + #filePath.split(separator: "/").dropLast(3).joined(
         #expect(try text(#"["==", "kind", "park"]"#) == "kind == 'park'")
         #expect(
             try text(#"["all", ["in", "$type", "Point", "Polygon"], ["!has", "name"], ["none", ["<", "$id", 3]]]"#)
-                == "$geometryType IN {'Point', 'Polygon'} AND NOT mgl_does:have:(SELF, 'name') == TRUE AND NOT "
-                    + "$featureIdentifier < 3"
+                == "$geometryType IN {'Point', 'MultiPoint', 'Polygon', 'MultiPolygon'} "
+                + "AND NOT mgl_does:have:(SELF, 'name') == TRUE AND NOT "
+                + "$featureIdentifier < 3"
         )
         #expect(try text(#"["has", "name"]"#) == "mgl_does:have:(SELF, 'name') == TRUE")
         #expect(try text(#"["==", ["get", "ISO 3166-1:2006"], "US-OH"]"#) == "%K == 'US-OH'")

@@ -221,6 +221,12 @@ enum FormatFromJSON {
     /// (as the SDK does), or nil when `exact` asks for a predicate of the same meaning.
     static func predicate(_ json: JSONValue) throws(MapCoreError) -> FormatPredicate {
         if let p = try predicate(json, exact: false) { return p }
+        // `expression == TRUE` does not compile for an `error` expression (nothing compares with
+        // one), so no format string means it: say so rather than write one that fails later.
+        if case .array(let a) = json, a.first == .string("error") {
+            throw MapCoreError(
+                .unsupported, "An \"error\" expression cannot stand as a predicate in a format string.")
+        }
         return .comparison(
             try expression(json), .equal, .constant(.bool(true)), modifier: .direct, options: FormatOptions())
     }
@@ -281,6 +287,25 @@ enum FormatFromJSON {
             try args.map { (x) throws(MapCoreError) in try legacyPredicate(x) }
         }
         let none = FormatOptions()
+        // Legacy `$type` is the feature's type, Point for a MultiPoint too; `$geometryType` (the
+        // geometry-type expression) tells them apart, so both names are asked for.
+        func geometryTypes(_ values: ArraySlice<JSONValue>) -> FormatPredicate {
+            let names = values.flatMap { v -> [FormatExpression] in
+                guard case .string(let t) = v, ["Point", "LineString", "Polygon"].contains(t) else {
+                    return [.constant(v)]
+                }
+                return [.constant(v), .constant(.string("Multi" + t))]
+            }
+            return .comparison(.variable("geometryType"), .in, .aggregate(names), modifier: .direct, options: none)
+        }
+        if args.first == .string("$type") {
+            if (op == "==" || op == "!=") && args.count == 2 {
+                return op == "==" ? geometryTypes(args[1...]) : .not(geometryTypes(args[1...]))
+            }
+            if op == "in" || op == "!in" {
+                return op == "in" ? geometryTypes(args.dropFirst()) : .not(geometryTypes(args.dropFirst()))
+            }
+        }
         switch op {
         case "==", "!=", "<", "<=", ">", ">=":
             guard args.count == 2, let cmp = comparisons[op] else {
