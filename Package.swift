@@ -12,6 +12,8 @@ let package = Package(
     products: [
         .library(name: "mapcore", type: .dynamic, targets: ["MapCoreCAPI"]),
         .executable(name: "mapcore-cli", targets: ["mapcore-cli"]),
+        // The Swift core as a module, for the fuzz targets in Fuzz/ (not installed).
+        .library(name: "MapCoreSwift", targets: ["MapCore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),

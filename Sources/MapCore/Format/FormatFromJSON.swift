@@ -492,7 +492,13 @@ struct FormatPrinter {
         }
         if operand == nil, name == "from:subtract:", args.count == 1 {
             text += "-"
-            operandOf(args[0], parent: 4, right: true)
+            // `--x` reads back as -(-x); parentheses would add a nesting level per sign, so a chain
+            // the parser accepted could print deeper than it may read back.
+            if case .function("from:subtract:", nil, let inner) = args[0], inner.count == 1 {
+                expression(args[0])
+            } else {
+                operandOf(args[0], parent: 4, right: true)
+            }
             return
         }
         if operand == nil, name == "objectFrom:withIndex:", args.count == 2 {

@@ -2,7 +2,27 @@
 // a directory and a tile at a time), through pread so several threads can read one file.
 import Glibc
 
-public final class RandomAccessFile: @unchecked Sendable {
+/// Bytes read by range: a file, or bytes in memory.
+public protocol ByteRanges: AnyObject, Sendable {
+    var count: Int { get }
+    /// `length` bytes from `offset`; a range past the end is `MapCoreError(.parse)`.
+    func read(offset: Int, length: Int) throws(MapCoreError) -> [UInt8]
+}
+
+/// Bytes in memory, read by range.
+public final class MemoryBytes: ByteRanges {
+    let bytes: [UInt8]
+    public var count: Int { bytes.count }
+    public init(_ bytes: [UInt8]) { self.bytes = bytes }
+    public func read(offset: Int, length: Int) throws(MapCoreError) -> [UInt8] {
+        guard offset >= 0, length >= 0, offset <= bytes.count, length <= bytes.count - offset else {
+            throw MapCoreError(.parse, "A range at \(offset) of \(length) bytes lies outside the \(bytes.count) bytes.")
+        }
+        return Array(bytes[offset..<(offset + length)])
+    }
+}
+
+public final class RandomAccessFile: ByteRanges, @unchecked Sendable {
     private let fd: Int32
     public let path: String
     /// The file's size when it was opened.

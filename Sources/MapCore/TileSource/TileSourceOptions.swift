@@ -113,7 +113,7 @@ public struct TileSourceOptions: Sendable {
     /// These options with the values of a TileJSON document for every option the caller did not
     /// set, as MapLibre merges a source's options over its TileJSON. Relative tile templates are
     /// resolved against `base`, the document's location.
-    func filled(fromTileJSON doc: JSONValue, base: String?) throws(MapCoreError) -> TileSourceOptions {
+    public func filled(fromTileJSON doc: JSONValue, base: String?) throws(MapCoreError) -> TileSourceOptions {
         guard case .object(let o) = doc else { throw MapCoreError(.parse, "A TileJSON document must be an object.") }
         let r = try OptionReader(doc, of: "TileJSON")
         var out = self

@@ -7,7 +7,7 @@
 
 public final class PMTilesArchive: TileArchive, @unchecked Sendable {
     public let header: PMTiles.Header
-    let file: RandomAccessFile
+    let file: any ByteRanges
     let root: [PMTiles.Entry]
     private let cacheLock = Lock()
     private var leaves: [UInt64: (length: UInt64, entries: [PMTiles.Entry])] = [:]
@@ -22,7 +22,12 @@ public final class PMTilesArchive: TileArchive, @unchecked Sendable {
         try self.init(file: try RandomAccessFile(path: path))
     }
 
-    init(file: RandomAccessFile) throws(MapCoreError) {
+    /// An archive in memory (tests, fuzzing, a caller that fetched it whole).
+    public convenience init(bytes: [UInt8]) throws(MapCoreError) {
+        try self.init(file: MemoryBytes(bytes))
+    }
+
+    init(file: any ByteRanges) throws(MapCoreError) {
         self.file = file
         let head = try file.read(offset: 0, length: min(PMTiles.headerLength, file.count))
         let header = try PMTiles.Header(head)
@@ -31,7 +36,7 @@ public final class PMTilesArchive: TileArchive, @unchecked Sendable {
     }
 
     static func checkedRange(
-        _ offset: UInt64, _ length: UInt64, in file: RandomAccessFile
+        _ offset: UInt64, _ length: UInt64, in file: any ByteRanges
     ) throws(MapCoreError)
         -> (Int, Int)
     {
@@ -43,7 +48,7 @@ public final class PMTilesArchive: TileArchive, @unchecked Sendable {
     }
 
     static func directory(
-        _ file: RandomAccessFile, _ header: PMTiles.Header, offset: UInt64, length: UInt64
+        _ file: any ByteRanges, _ header: PMTiles.Header, offset: UInt64, length: UInt64
     ) throws(MapCoreError) -> [PMTiles.Entry] {
         let (o, n) = try checkedRange(offset, length, in: file)
         guard n <= maxDirectoryBytes else { throw MapCoreError(.limit, "PMTiles: a directory of \(n) bytes.") }

@@ -1,0 +1,18 @@
+// swift-tools-version:6.0
+// libFuzzer targets over every parser entry of MapCore, each with a property beyond "no crash".
+// Built with `swift build --sanitize fuzzer --sanitize address` (make fuzz, make fuzz-smoke);
+// not part of the library. One target per input grammar; seeds in corpus/<name>/, dictionaries
+// in dict/.
+import PackageDescription
+
+let names = ["geojson", "expression", "format", "options", "mvt", "pmtiles", "tilejson"]
+
+let package = Package(
+    name: "MapCoreFuzz",
+    dependencies: [.package(name: "MapCore", path: "..")],
+    targets: names.map { name in
+        .executableTarget(
+            name: "fuzz-\(name)", dependencies: [.product(name: "MapCoreSwift", package: "MapCore")],
+            path: "Sources/\(name)")
+    }
+)

@@ -1,0 +1,13 @@
+#!/bin/sh
+# Runs one fuzz target with its dictionary: Fuzz/run.sh TARGET [libFuzzer arguments and corpus dirs].
+# Built by `make fuzz-build` (swift build --sanitize fuzzer --sanitize address in Fuzz/).
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+target=$1
+shift
+case $target in
+  format) dict="-dict=$here/dict/format.dict" ;;
+  mvt|pmtiles) dict="" ;;
+  *) dict="-dict=$here/dict/json.dict" ;;
+esac
+exec "$here/.build/debug/fuzz-$target" $dict -rss_limit_mb=2048 "$@"
