@@ -1,6 +1,7 @@
 // swift-tools-version:6.0
 // libFuzzer targets over every parser entry of MapCore, each with a property beyond "no crash".
-// Built with `swift build --sanitize fuzzer --sanitize address` (make fuzz, make fuzz-smoke);
+// Built with `swift build --sanitize fuzzer --sanitize address -Xswiftc -use-ld=lld`
+// (make fuzz-build; gold sometimes dropped the coverage counters);
 // not part of the library. One target per input grammar; seeds in corpus/<name>/, dictionaries
 // in dict/.
 import PackageDescription

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Runs one fuzz target with its dictionary: Fuzz/run.sh TARGET [libFuzzer arguments and corpus dirs].
-# Built by `make fuzz-build` (swift build --sanitize fuzzer --sanitize address in Fuzz/).
+# Built by `make fuzz-build`.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 target=$1
