@@ -116,7 +116,8 @@ fuzz-smoke: fuzz-build
 	  rm -rf $(BUILD)/fuzz-smoke/$$t; mkdir -p $(BUILD)/fuzz-smoke/$$t; printf "fuzz-$$t: "; \
 	  Fuzz/run.sh $$t -runs=200000 -seed=1 $(BUILD)/fuzz-smoke/$$t Fuzz/corpus/$$t > $(BUILD)/fuzz-smoke-$$t.log 2>&1 \
 	    || { tail -30 $(BUILD)/fuzz-smoke-$$t.log; exit 1; }; \
-	  grep -q "INITED cov:" $(BUILD)/fuzz-smoke-$$t.log || { echo "no coverage: the build is not instrumented"; exit 1; }; \
+	  grep -q "INITED cov:" $(BUILD)/fuzz-smoke-$$t.log \
+	    || { echo "no coverage: the build is not instrumented"; exit 1; }; \
 	  grep -E "^Done" $(BUILD)/fuzz-smoke-$$t.log; \
 	done
 
