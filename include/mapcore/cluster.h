@@ -130,7 +130,9 @@ MC_API int mc_cluster_index_get_expansion_zoom(mc_cluster_index *index, int64_t 
 MC_API int mc_cluster_index_get_cluster_hull(mc_cluster_index *index, int64_t cluster_id, mc_buf *out);
 
 /* Per zoom level, the number of items and of clusters, and the index's memory:
- * {"levels":[{"zoom":0,"items":32,"clusters":20},...],"points":162,"indexBytes":...}. */
+ * {"levels":[{"zoom":0,"items":32,"clusters":20},...],"points":162,"indexBytes":...}.
+ * indexBytes counts the trees' and tables' elements (not allocator slack), so the same data and
+ * options always give the same stats. */
 MC_API int mc_cluster_index_stats(mc_cluster_index *index, mc_buf *out);
 
 #ifdef __cplusplus

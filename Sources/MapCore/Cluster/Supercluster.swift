@@ -88,7 +88,7 @@ public final class Supercluster: Sendable {
         located.reserveCapacity(features.count)
         for (i, f) in features.enumerated() {
             guard let g = f.geometry else { continue }
-            guard g.type == .point, g.xy.count >= 2 else {
+            guard Supercluster.clusterable(g) else {
                 throw MapCoreError(
                     .unsupported, "Clustering only applies to Point features; feature \(i) is a \(g.type.name).",
                     location: SourceLocation(offset: -1, line: 0, column: 0, path: "$.features[\(i)].geometry"))
@@ -101,6 +101,9 @@ public final class Supercluster: Sendable {
             input: features, count: features.count, lngLat: lngLat, located: located,
             options: options, clusterProperties: clusterProperties)
     }
+
+    /// Whether a geometry can be clustered: a Point (with its position).
+    public static func clusterable(_ g: Geometry) -> Bool { g.type == .point && g.xy.count >= 2 }
 
     /// Indexes bare points, given as interleaved longitude/latitude pairs, without making a
     /// feature for each: `feature(_:)` makes one on demand (a Point, no id, null properties).
@@ -468,10 +471,12 @@ public final class Supercluster: Sendable {
             ]))
     }
 
-    /// Bytes held by the index (trees and tables, not the input features).
+    /// Bytes of the index's trees and tables (not the input features), counted from their
+    /// element counts: array capacities follow malloc's usable sizes, which differ with the
+    /// arena a block came from (the build's helper thread has its own), and a stat that changes
+    /// between two builds of the same data would make identical indexes look different.
     public var indexByteCount: Int {
-        trees.reduce(0) { $0 + $1.byteCount } + pointLngLat.capacity * 8 + pointXY.capacity * 4 + pointParent.capacity
-            * 4
-            + clusters.capacity * MemoryLayout<ClusterNode>.stride
+        trees.reduce(0) { $0 + $1.byteCount } + pointLngLat.count * 8 + pointXY.count * 4 + pointParent.count * 4
+            + clusters.count * MemoryLayout<ClusterNode>.stride
     }
 }
