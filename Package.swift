@@ -17,6 +17,9 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // TreeDictionary, a persistent hash trie: a data source's id table, changed in O(log n)
+        // per write while earlier states keep theirs (docs/NOTES.md, Data sources).
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     ],
     targets: [
         .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"])]),
@@ -25,7 +28,12 @@ let package = Package(
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CMapCoreABI"),
         .systemLibrary(name: "CMapCoreKernels"),
-        .target(name: "MapCore", dependencies: ["CGEOS", "CCurl", "CZlib", "CSQLite", "CMapCoreKernels"]),
+        .target(
+            name: "MapCore",
+            dependencies: [
+                "CGEOS", "CCurl", "CZlib", "CSQLite", "CMapCoreKernels",
+                .product(name: "HashTreeCollections", package: "swift-collections"),
+            ]),
         .target(
             name: "MapCoreCAPI",
             dependencies: ["MapCore", "CMapCoreABI"],

@@ -195,3 +195,55 @@ public func mc_source_get_tile_mvt(
         try fill(out, with: try source.snapshot.tileMVT(z: t.z, x: t.x, y: t.y, layer: name))
     }
 }
+
+@_cdecl("mc_source_update_data")
+public func mc_source_update_data(_ handle: OpaquePointer?, _ diff: UnsafePointer<CChar>?, _ len: Int) -> Int32 {
+    boundary { () throws(MapCoreError) in
+        let source = try sourceHandle(handle)
+        try source.updateData(try SourceDiff.parse(try inputBytes(diff, len, "diff_json")))
+    }
+}
+
+@_cdecl("mc_source_version")
+public func mc_source_version(_ handle: OpaquePointer?, _ out: UnsafeMutablePointer<UInt64>?) -> Int32 {
+    boundary { () throws(MapCoreError) in
+        let source = try sourceHandle(handle)
+        try required(out, "out_version").pointee = source.version
+    }
+}
+
+@_cdecl("mc_source_snapshot")
+public func mc_source_snapshot(_ handle: OpaquePointer?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    boundary { () throws(MapCoreError) in
+        let source = try sourceHandle(handle)
+        let out = try required(out, "out")
+        out.pointee = handles.register(source.frozen(), kind: .source)
+    }
+}
+
+@_cdecl("mc_source_changes")
+public func mc_source_changes(
+    _ handle: OpaquePointer?, _ since: UInt64, _ flags: UInt32, _ out: UnsafeMutablePointer<mc_buf>?
+) -> Int32 {
+    boundary { () throws(MapCoreError) in
+        let source = try sourceHandle(handle)
+        let out = try required(out, "out")
+        let pretty = try serializeFlags(flags)
+        try fill(out, with: Array(JSON.serialize(try source.changes(since: since).json, pretty: pretty).utf8))
+    }
+}
+
+@_cdecl("mc_source_tile_changed")
+public func mc_source_tile_changed(
+    _ handle: OpaquePointer?, _ since: UInt64, _ z: Int32, _ x: Int32, _ y: Int32,
+    _ outChanged: UnsafeMutablePointer<Int32>?
+) -> Int32 {
+    boundary { () throws(MapCoreError) in
+        let source = try sourceHandle(handle)
+        let out = try required(outChanged, "out_changed")
+        let t = try tileArgument(z, x, y)
+        let changes = try source.changes(since: since)
+        out.pointee =
+            changes.touches(z: t.z, x: t.x, y: t.y, buffer: source.snapshot.options.tileBufferFraction) ? 1 : 0
+    }
+}

@@ -203,6 +203,26 @@ int main(int argc, char **argv) {
         }
         CHECK(threw);
     }
+    // Live updates: a GL JS diff, versions, a frozen snapshot, the tiles a write changed.
+    {
+        mapcore::DataSource live;
+        live.update_data(R"({"add": [{"type": "Feature", "id": "a", "properties": {},
+                                      "geometry": {"type": "Point", "coordinates": [10, 20]}}]})");
+        auto frozen = live.snapshot();
+        live.update_data(R"({"update": [{"id": "a", "addOrUpdateProperties": [{"key": "k", "value": 1}]}]})");
+        CHECK(live.version() == 2 && frozen.version() == 1);
+        CHECK(live.get("\"a\"")->find("\"k\":1") != std::string::npos);
+        CHECK(frozen.get("\"a\"")->find("\"k\"") == std::string::npos);
+        CHECK(live.changes(1).find("[10,20,10,20]") != std::string::npos);
+        CHECK(live.tile_changed(1, 0, 0, 0) && !live.tile_changed(1, 6, 0, 0));
+        bool threw = false;
+        try {
+            frozen.update_data(R"({"removeAll": true})");
+        } catch (const mapcore::Error &err) {
+            threw = err.code() == MC_E_UNSUPPORTED;
+        }
+        CHECK(threw && live.size() == 1);
+    }
     // Format strings: compile, convert both ways, build.
     {
         auto p = mapcore::Expression::predicate("temperature >= %@ AND name CONTAINS 'Izzy'", "[100]");

@@ -1,4 +1,6 @@
 /* C tests of GeoJSON data sources (mapcore/source.h). */
+#include <stdatomic.h>
+
 #include "test_support.h"
 
 static void test_source(void) {
@@ -78,6 +80,132 @@ static void test_source(void) {
     mc_geojson_free(places);
 }
 
-static void run(void) { test_source(); }
+/* Live updates: GL JS diffs, versions, snapshots, the tiles a write changed. */
+static void test_update_data(void) {
+    mc_source *source = NULL, *frozen = NULL;
+    mc_buf buf = MC_BUF_INIT;
+    uint64_t version = 99;
+    size_t count = 0;
+    int changed = -1;
+    current_test = "update data";
+    CHECK_STATUS(mc_source_new(NULL, 0, &source), MC_OK);
+    CHECK_STATUS(mc_source_version(source, &version), MC_OK);
+    CHECK(version == 0);
+    const char *add = "{\"add\": [{\"type\": \"Feature\", \"id\": 1, \"properties\": {\"n\": 1},"
+                      " \"geometry\": {\"type\": \"Point\", \"coordinates\": [10, 20]}}]}";
+    CHECK_STATUS(mc_source_update_data(source, JS(add)), MC_OK);
+    CHECK_STATUS(mc_source_snapshot(source, &frozen), MC_OK);
+    const char *update =
+        "{\"update\": [{\"id\": 1, \"newGeometry\": {\"type\": \"Point\", \"coordinates\": [-30, -40]},"
+        " \"addOrUpdateProperties\": [{\"key\": \"n\", \"value\": 2}]}], \"remove\": [\"zz\"]}";
+    CHECK_STATUS(mc_source_update_data(source, JS(update)), MC_OK);
+    CHECK_STATUS(mc_source_version(source, &version), MC_OK);
+    CHECK(version == 2);
+    CHECK_STATUS(mc_source_get(source, JS("1"), 0, &buf), MC_OK);
+    CHECK(text_contains(&buf, "[-30,-40]") && text_contains(&buf, "\"n\":2"));
+    mc_buf_dispose(&buf);
+    /* The snapshot answers from version 1 and refuses writes. */
+    CHECK_STATUS(mc_source_version(frozen, &version), MC_OK);
+    CHECK(version == 1);
+    CHECK_STATUS(mc_source_get(frozen, JS("1"), 0, &buf), MC_OK);
+    CHECK(text_contains(&buf, "[10,20]"));
+    mc_buf_dispose(&buf);
+    CHECK_STATUS(mc_source_update_data(frozen, JS("{\"removeAll\": true}")), MC_E_UNSUPPORTED);
+    CHECK_STATUS(mc_source_clear(frozen), MC_E_UNSUPPORTED);
+    mc_source_free(frozen);
+    /* Changes since version 1: the feature as it was and as it is. */
+    CHECK_STATUS(mc_source_changes(source, 1, 0, &buf), MC_OK);
+    CHECK(text_contains(&buf, "\"all\":false") && text_contains(&buf, "[10,20,10,20]") &&
+          text_contains(&buf, "[-30,-40,-30,-40]"));
+    mc_buf_dispose(&buf);
+    CHECK_STATUS(mc_source_changes(source, 3, 0, &buf), MC_E_INVALID_ARGUMENT);
+    CHECK_STATUS(mc_source_tile_changed(source, 1, 0, 0, 0, &changed), MC_OK);
+    CHECK(changed == 1);
+    CHECK_STATUS(mc_source_tile_changed(source, 1, 5, 0, 0, &changed), MC_OK);
+    CHECK(changed == 0);
+    CHECK_STATUS(mc_source_tile_changed(source, 2, 0, 0, 0, &changed), MC_OK);
+    CHECK(changed == 0);
+    CHECK_STATUS(mc_source_tile_changed(source, 1, 1, 2, 0, &changed), MC_E_INVALID_ARGUMENT);
+    CHECK_STATUS(mc_source_tile_changed(source, 1, 0, 0, 0, NULL), MC_E_INVALID_ARGUMENT);
+    /* A bad diff changes nothing and names where it failed. */
+    const char *bad = "{\"remove\": [1], \"add\": [{\"type\": \"Feature\", \"id\": 2, \"properties\": {},"
+                      " \"geometry\": {\"type\": \"Point\", \"coordinates\": [1]}}]}";
+    CHECK_STATUS(mc_source_update_data(source, JS(bad)), MC_E_INVALID_GEOJSON);
+    CHECK(strcmp(mc_last_error()->path, "$.add[0].geometry.coordinates") == 0);
+    CHECK_STATUS(mc_source_update_data(source, JS("{\"add\": [{\"type\": \"Feature\", \"geometry\": null}]}")),
+                 MC_E_INVALID_ARGUMENT);
+    CHECK_STATUS(mc_source_update_data(source, NULL, 5), MC_E_INVALID_ARGUMENT);
+    CHECK_STATUS(mc_source_update_data(source, JS("\xff")), MC_E_PARSE);
+    CHECK_STATUS(mc_source_count(source, &count), MC_OK);
+    CHECK_STATUS(mc_source_version(source, &version), MC_OK);
+    CHECK(count == 1 && version == 2);
+    CHECK_STATUS(mc_source_version(source, NULL), MC_E_INVALID_ARGUMENT);
+    CHECK_STATUS(mc_source_snapshot(source, NULL), MC_E_INVALID_ARGUMENT);
+    mc_source_free(source);
+    CHECK_STATUS(mc_source_update_data(source, JS("{}")), MC_E_MISUSE);
+    CHECK_STATUS(mc_source_version(source, &version), MC_E_MISUSE);
+    CHECK_STATUS(mc_source_snapshot(NULL, &frozen), MC_E_MISUSE);
+}
+
+/* Readers on four threads take snapshots while a writer adds feature v at version v: a snapshot
+ * of version v must hold exactly v features, ids 0..v-1. */
+enum { LIVE_WRITES = 400 };
+static mc_source *live_source;
+static atomic_int live_done;
+
+static void *live_reader(void *arg) {
+    int *bad = arg;
+    char id[32];
+    while (!live_done) {
+        mc_source *view = NULL;
+        uint64_t v = 0;
+        size_t n = 0;
+        mc_buf buf = MC_BUF_INIT;
+        if (mc_source_snapshot(live_source, &view) != MC_OK) {
+            ++*bad;
+            break;
+        }
+        mc_source_version(view, &v);
+        mc_source_count(view, &n);
+        if (n != v) ++*bad;
+        if (v > 0) {
+            snprintf(id, sizeof id, "%llu", (unsigned long long)(v - 1));
+            if (mc_source_get(view, id, strlen(id), 0, &buf) != MC_OK) ++*bad;
+            mc_buf_dispose(&buf);
+        }
+        snprintf(id, sizeof id, "%llu", (unsigned long long)v);
+        if (mc_source_get(view, id, strlen(id), 0, &buf) != MC_E_NOT_FOUND) ++*bad;
+        mc_buf_dispose(&buf);
+        mc_source_free(view);
+    }
+    return NULL;
+}
+
+static void test_update_data_threads(void) {
+    pthread_t readers[4];
+    int bad[4] = {0, 0, 0, 0};
+    char diff[256];
+    current_test = "update data under readers";
+    CHECK_STATUS(mc_source_new(NULL, 0, &live_source), MC_OK);
+    live_done = 0;
+    for (int i = 0; i < 4; i++) pthread_create(&readers[i], NULL, live_reader, &bad[i]);
+    for (int v = 0; v < LIVE_WRITES; v++) {
+        snprintf(diff, sizeof diff,
+                 "{\"add\": [{\"type\": \"Feature\", \"id\": %d, \"properties\": null,"
+                 " \"geometry\": {\"type\": \"Point\", \"coordinates\": [%d, 0]}}]}",
+                 v, v % 180);
+        CHECK_STATUS(mc_source_update_data(live_source, diff, strlen(diff)), MC_OK);
+    }
+    live_done = 1;
+    for (int i = 0; i < 4; i++) pthread_join(readers[i], NULL);
+    CHECK(bad[0] + bad[1] + bad[2] + bad[3] == 0);
+    mc_source_free(live_source);
+}
+
+static void run(void) {
+    test_source();
+    test_update_data();
+    test_update_data_threads();
+}
 
 int main(int argc, char **argv) { return run_tests(argc, argv, run); }

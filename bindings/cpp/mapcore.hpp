@@ -439,9 +439,37 @@ class DataSource {
             [&](mc_buf *out) { return mc_source_get_tile_mvt(handle_, z, x, y, layer.c_str(), out); });
     }
 
+    /// Applies a GL JS source diff (JSON: removeAll, remove, add, update) as one atomic write.
+    void update_data(std::string_view diff_json) {
+        detail::check(mc_source_update_data(handle_, diff_json.data(), diff_json.size()));
+    }
+    /// The version of the current state (0 when new, one more per changing write).
+    uint64_t version() const {
+        uint64_t v = 0;
+        detail::check(mc_source_version(handle_, &v));
+        return v;
+    }
+    /// A read-only source frozen at the current version (writes to it throw MC_E_UNSUPPORTED).
+    DataSource snapshot() const {
+        mc_source *view = nullptr;
+        detail::check(mc_source_snapshot(handle_, &view));
+        return DataSource(view);
+    }
+    /// What the writes since `since` may have changed, as JSON (mc_source_changes).
+    std::string changes(uint64_t since) const {
+        return detail::take_text([&](mc_buf *out) { return mc_source_changes(handle_, since, 0, out); });
+    }
+    /// Whether tile z/x/y may have changed since version `since`.
+    bool tile_changed(uint64_t since, int z, int x, int y) const {
+        int changed = 0;
+        detail::check(mc_source_tile_changed(handle_, since, z, x, y, &changed));
+        return changed != 0;
+    }
+
     mc_source *handle() const noexcept { return handle_; }
 
   private:
+    explicit DataSource(mc_source *adopted) noexcept : handle_(adopted) {}
     mc_source *handle_ = nullptr;
 };
 

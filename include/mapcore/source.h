@@ -20,10 +20,23 @@
 extern "C" {
 #endif
 
-/* A GeoJSON data source. Every write builds the next state (cluster index included) aside and
- * publishes it at once; a failed write leaves the source exactly as it was. Reads and writes
- * may come from any number of threads: a read sees the state before or after a write, never a
- * mix. Free with mc_source_free(). */
+/* A GeoJSON data source. Its features live in persistent structures (a B-tree in insertion
+ * order, a hash trie of ids): a write of k features to a source of n copies O(k log n), builds
+ * the next state aside and publishes it at once, with the next version number; a failed write
+ * leaves the source exactly as it was. Reads and writes may come from any number of threads: a
+ * read sees the state before or after a write, never a mix. Writes are serialised among
+ * themselves; readers never wait for a writer.
+ *
+ * Indexes are lazy: the cluster index (clustering on) and the geojson-vt tile index (off) of a
+ * state are built by the first query that needs them (mc_source_get_clusters, _get_tile,
+ * _cluster_index) and kept with that state. So many writes between two frames cost one index
+ * build, paid by the first query after them; a write itself never builds an index.
+ *
+ * Versions: a new source is version 0; every write that changes something makes the next
+ * version (a removal of an unknown id changes nothing and keeps the version).
+ * mc_source_version() reports the current one, mc_source_snapshot() freezes one for several
+ * reads, and mc_source_changes() / mc_source_tile_changed() say which tiles the writes since a
+ * version may have changed. Free with mc_source_free(). */
 typedef struct mc_source mc_source;
 
 /* Creates an empty source. `options_json` (NULL with len 0 for every default) is a JSON object with
@@ -57,7 +70,8 @@ MC_API int mc_source_new(const char *options_json, size_t len, mc_source **out);
 /* Frees the source. NULL and already-freed handles are ignored. */
 MC_API void mc_source_free(mc_source *source);
 
-/* Changes the options named in `options_json`; others keep their value. The index is rebuilt.
+/* Changes the options named in `options_json`; others keep their value. Every feature is
+ * filtered again and the indexes are rebuilt when next queried.
  * Turning clustering on while a non-point feature is present fails with MC_E_UNSUPPORTED and
  * changes nothing. */
 MC_API int mc_source_set_options(mc_source *source, const char *options_json, size_t len);
@@ -110,10 +124,10 @@ MC_API int mc_source_to_geojson(mc_source *source, uint32_t flags, mc_buf *out);
  * whose bounding box intersects `bbox`. */
 MC_API int mc_source_get_clusters(mc_source *source, const double bbox[4], double zoom, uint32_t flags, mc_buf *out);
 
-/* The source's current cluster index as a new handle: a frozen view that later writes to the
- * source do not change, so several queries (children, leaves, expansion zoom, tiles) agree
- * with each other. Free it with mc_cluster_index_free(). Loading into it replaces only the
- * view. Clustering off: MC_E_NOT_FOUND. */
+/* The source's current cluster index (built now if no query has built it for this version) as
+ * a new handle: a frozen view that later writes to the source do not change, so several
+ * queries (children, leaves, expansion zoom, tiles) agree with each other. Free it with
+ * mc_cluster_index_free(). Loading into it replaces only the view. Clustering off: MC_E_NOT_FOUND. */
 MC_API int mc_source_cluster_index(mc_source *source, mc_cluster_index **out);
 
 /* The source's tile z/x/y as MapLibre Native's GeoJSON source makes it inside the renderer
@@ -138,6 +152,57 @@ MC_API int mc_source_get_tile(mc_source *source, int z, int x, int y, uint32_t f
  * (len 0) where there is no tile. A renderer's vector source with these tiles draws what its
  * GeoJSON source draws (bindings/python/tests/test_render.py compares MapLibre Native's images). */
 MC_API int mc_source_get_tile_mvt(mc_source *source, int z, int x, int y, const char *layer, mc_buf *out);
+
+/* Applies a GL JS source diff (maplibre-gl-js GeoJSONSourceDiff) as one write, atomically: all of
+ * it, or on any error none of it. `diff_json` is an object whose members are all optional:
+ *   "removeAll": true            remove every feature
+ *   "remove": [id, ...]          remove the features with these ids ("removed" is read too)
+ *   "add": [Feature, ...]        add features; each needs an id (its own, or one promoteId or
+ *                                generateId gives it); a held id is replaced in place (same
+ *                                position) and its other holders removed
+ *   "update": [{"id": id,        change the features with this id:
+ *       "newGeometry": Geometry,             the geometry (null: unchanged)
+ *       "removeAllProperties": true,         clear the properties, then
+ *       "removeProperties": ["k", ...],      remove these, then
+ *       "addOrUpdateProperties": [{"key": "k", "value": v}, ...]}]   set these, in order
+ * applied in GL JS's order: removeAll, remove, add, update. An id is a JSON string or number (7
+ * and 7.0 are one id). Removing or updating an id the source does not hold is skipped, as GL JS
+ * skips it. With promoteId, an update that changes the promoted property changes the id. The
+ * features are checked as mc_source_add checks them (clustering: Points only).
+ * Errors: MC_E_PARSE (not JSON), MC_E_INVALID_GEOJSON (a bad feature or geometry; path = its
+ * place in the diff, e.g. $.add[2].geometry.coordinates), MC_E_INVALID_ARGUMENT (an unknown
+ * member, a feature without id, an update without "id"), MC_E_UNSUPPORTED (a non-point feature
+ * with clustering on), MC_E_UNSUPPORTED on a snapshot. Cost: O(k log n) for k changed features
+ * in a source of n. */
+MC_API int mc_source_update_data(mc_source *source, const char *diff_json, size_t len);
+
+/* The version of the source's current state (of a snapshot: its frozen state). */
+MC_API int mc_source_version(mc_source *source, uint64_t *out_version);
+
+/* A read-only source frozen at `source`'s current state: every read function of this header
+ * works on it and answers from that one version, whatever is written to `source` meanwhile
+ * (mc_source_version tells which). Writes to it fail with MC_E_UNSUPPORTED. It shares the
+ * state's memory (O(1)); free it with mc_source_free() like any source. */
+MC_API int mc_source_snapshot(mc_source *source, mc_source **out);
+
+/* What the writes after version `since` (up to the current version, or a snapshot's) may have
+ * changed, as JSON {"version": V, "since": S, "all": bool, "bounds": [[w, s, e, n], ...]}:
+ * `bounds` are the longitude/latitude boxes of the features written, as they were and as they
+ * are (features the filter leaves out do not count). "all": every tile may have changed: the
+ * source clusters (supercluster's clusters and their ids depend on every point and on input
+ * order), or a write replaced everything (mc_source_set, _clear, removeAll, an options
+ * change), or `since` is older than the log keeps (the last 65,536 bounds; a write of more than
+ * 256 features records their union). This is GL JS's rule for reloading GeoJSON tiles
+ * (geojson_source.ts, shouldReloadTile). `since` later than the version: MC_E_INVALID_ARGUMENT. */
+MC_API int mc_source_changes(mc_source *source, uint64_t since, uint32_t flags, mc_buf *out);
+
+/* Whether tile z/x/y may have changed since version `since`: *out_changed = 1 when its bounds,
+ * widened by the tile buffer (buffer / 512 of the tile on each side, the geojson-vt buffer the
+ * source's tiles are cut with), meet one of mc_source_changes' bounds (also across the
+ * antimeridian), or when all tiles changed; else 0. A renderer keeps the version it last
+ * loaded tiles at and reloads exactly the tiles this names. z outside 0..24, x or y outside
+ * 0..2^z-1: MC_E_INVALID_ARGUMENT. */
+MC_API int mc_source_tile_changed(mc_source *source, uint64_t since, int z, int x, int y, int *out_changed);
 
 #ifdef __cplusplus
 }

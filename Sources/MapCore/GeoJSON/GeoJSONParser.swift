@@ -37,7 +37,7 @@ struct GeoJSONReader {
 
     init(reader: JSONReader) { r = reader }
 
-    private func invalid(_ message: String, at offset: Int? = nil) -> PositionedError {
+    func invalid(_ message: String, at offset: Int? = nil) -> PositionedError {
         r.fail(message, at: offset, code: .invalidGeoJSON)
     }
 
@@ -64,7 +64,7 @@ struct GeoJSONReader {
         }
     }
 
-    private func wrongShape(_ expected: String) -> PositionedError {
+    func wrongShape(_ expected: String) -> PositionedError {
         atJSONValue ? invalid("Expected \(expected), found \(foundDescription()).") : r.unexpected(expecting: expected)
     }
 
@@ -137,7 +137,7 @@ struct GeoJSONReader {
         return collection
     }
 
-    private mutating func readFeatureArray() throws(PositionedError) -> [Feature] {
+    mutating func readFeatureArray() throws(PositionedError) -> [Feature] {
         var features: [Feature] = []
         let arrayStart = r.pos
         try forEachElement({ $0.wrongShape("an array of features") }) { (me) throws(PositionedError) in
@@ -195,7 +195,7 @@ struct GeoJSONReader {
         return feature
     }
 
-    private mutating func readFeatureID() throws(PositionedError) -> FeatureID {
+    mutating func readFeatureID() throws(PositionedError) -> FeatureID {
         switch r.current {
         case 0x22: return .string(try r.readString())
         case 0x2D, 0x30...0x39:
@@ -210,7 +210,7 @@ struct GeoJSONReader {
         throw wrongShape("a string or a number for the feature \"id\"")
     }
 
-    private mutating func readNullableGeometry() throws(PositionedError) -> Geometry? {
+    mutating func readNullableGeometry() throws(PositionedError) -> Geometry? {
         r.skipWhitespace()
         if r.current == 0x6E {
             guard case .null = try r.readValue() else { throw wrongShape("a geometry object or null") }
@@ -280,7 +280,7 @@ struct GeoJSONReader {
 
     /// Walks the members of the object at the current position, calling `member` with each key
     /// once its ':' is consumed; `member` must read the value.
-    private mutating func forEachMember(
+    mutating func forEachMember(
         _ member: (inout GeoJSONReader, (start: Int, count: Int, escaped: Bool)) throws(PositionedError) -> Void
     ) throws(PositionedError) {
         if try openObject() {
@@ -327,7 +327,7 @@ struct GeoJSONReader {
     /// Walks `[ element, … ]` at the current position, calling `element` for each; returns how
     /// many there were. `notAnArray` is the error when no array stands there.
     @discardableResult
-    private mutating func forEachElement(
+    mutating func forEachElement(
         _ notAnArray: (GeoJSONReader) -> PositionedError,
         _ element: (inout GeoJSONReader) throws(PositionedError) -> Void
     ) throws(PositionedError) -> Int {

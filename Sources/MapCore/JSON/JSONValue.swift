@@ -55,6 +55,14 @@ public enum JSONValue: Equatable, Sendable {
     }
 }
 
+extension JSONValue {
+    /// A coordinate as JSON: always a double in the model, so an integral value is written as an
+    /// integer (10, not 10.0), as JavaScript writes it.
+    @inline(__always) public static func coordinate(_ d: Double) -> JSONValue {
+        d.isFinite && d == d.rounded(.towardZero) && abs(d) < 1e15 ? .int(Int64(d)) : .double(d)
+    }
+}
+
 /// A JSON object that keeps its members in document order (serialization is stable and matches
 /// the input) while looking keys up by name. Duplicate keys in parsed text: the last one wins,
 /// as in JavaScript.

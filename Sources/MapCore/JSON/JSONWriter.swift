@@ -76,12 +76,8 @@ public struct JSONWriter {
     }
 
     /// A coordinate: always a double in the model, so integral values print without ".0".
-    public mutating func writeCoordinate(_ d: Double) {
-        if d.isFinite && d == d.rounded(.towardZero) && abs(d) < 1e15 {
-            writeInt(Int64(d))
-        } else {
-            writeDouble(d)
-        }
+    @inline(__always) public mutating func writeCoordinate(_ d: Double) {
+        if case .int(let i) = JSONValue.coordinate(d) { writeInt(i) } else { writeDouble(d) }
     }
 
     public mutating func writeString(_ s: String) {

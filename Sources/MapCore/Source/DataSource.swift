@@ -134,188 +134,101 @@ public enum FeatureKey: Hashable, Sendable {
     }
 }
 
-/// One published state of a data source. Immutable.
-public final class SourceSnapshot: Sendable {
-    public let options: DataSourceOptions
-    /// Every feature, in insertion order, ids already promoted or generated.
-    public let features: [Feature]
-    let positionsByKey: [FeatureKey: [Int]]
-    /// Indexes into `features` of the features that pass the filter.
-    let indexed: [Int]
-    /// The cluster index over the indexed features when clustering is on.
-    public let clusters: Supercluster?
-    /// The geojson-vt index of the indexed features, made on the first tile request.
-    let tiles = LazyTileIndex()
-
-    init(options: DataSourceOptions, features: [Feature]) throws(MapCoreError) {
-        self.options = options
-        self.features = features
-        var keys: [FeatureKey: [Int]] = [:]
-        for (i, f) in features.enumerated() {
-            if let id = f.id { keys[FeatureKey(id), default: []].append(i) }
-        }
-        positionsByKey = keys
-        var indexed: [Int] = []
-        if let filter = options.filter {
-            var ctx = EvaluationContext(zoom: 0)
-            for (i, f) in features.enumerated() {
-                ctx.setFeature(f)
-                if case .boolean(true)? = try? filter.evaluate(ctx) { indexed.append(i) }
-            }
-        } else {
-            indexed = Array(features.indices)
-        }
-        self.indexed = indexed
-        if options.cluster {
-            let input = indexed.count == features.count ? features : indexed.map { features[$0] }
-            do {
-                clusters = try Supercluster(
-                    features: input, options: options.superclusterOptions,
-                    clusterProperties: options.clusterProperties)
-            } catch let e where e.code == .unsupported {
-                throw MapCoreError(
-                    .unsupported, e.message + " Turn clustering off or remove non-point features.", location: e.location
-                )
-            }
-        } else {
-            clusters = nil
-        }
-    }
-
-    public func feature(withID id: FeatureKey) -> Feature? {
-        positionsByKey[id]?.first.map { features[$0] }
-    }
-
-    public func requireClusters() throws(MapCoreError) -> Supercluster {
-        guard let clusters else {
-            throw MapCoreError(
-                .notFound, "The source does not cluster (option cluster is false): it has no cluster ids.")
-        }
-        return clusters
-    }
-
-    /// Clusters and points in the box at a zoom; without clustering, the indexed features whose
-    /// own box intersects it.
-    public func clusterItemsJSON(
-        west: Double, south: Double, east: Double, north: Double, zoom: Double, pretty: Bool = false
-    ) throws(MapCoreError) -> [UInt8] {
-        if let clusters {
-            return clusters.featureCollection(
-                try clusters.clusters(west: west, south: south, east: east, north: north, zoom: zoom), pretty: pretty)
-        }
-        guard west.isFinite, south.isFinite, east.isFinite, north.isFinite, !zoom.isNaN else {
-            throw MapCoreError(.invalidArgument, "The bounding box and zoom must be numbers.")
-        }
-        let query = BoundingBox(west: west, south: south, east: east, north: north)
-        var matching: [Feature] = []
-        for i in indexed {
-            if let box = BoundingBox.of(.feature(features[i])), query.intersects(box) { matching.append(features[i]) }
-        }
-        return GeoJSON.featureCollection(FeatureCollection(features: matching)).serialize(pretty: pretty)
-    }
-}
-
 public final class DataSource: @unchecked Sendable {
     private let publishLock = Lock()
     private let writeLock = Lock()
     private var current: SourceSnapshot
     /// Next id handed out by generateId; never reused, so ids stay stable across removals.
     private var nextGeneratedID: Int64 = 0
+    /// What each write touched, for `changes(since:)`; shared with the frozen views.
+    private let log: ChangeLog
+    /// A frozen view made by `frozen()`: it answers every read at one version and refuses writes.
+    public let isReadOnly: Bool
 
     public init(options: DataSourceOptions = DataSourceOptions()) throws(MapCoreError) {
-        current = try SourceSnapshot(options: options, features: [])
+        current = SourceSnapshot(options: options, state: SourceState(), version: 0)
+        log = ChangeLog()
+        isReadOnly = false
+    }
+
+    private init(frozen snapshot: SourceSnapshot, log: ChangeLog) {
+        current = snapshot
+        self.log = log
+        isReadOnly = true
     }
 
     /// The current state: query it freely; later writes do not change it.
     public var snapshot: SourceSnapshot { publishLock.withLock { current } }
 
-    /// Builds and publishes the next state from the current one; on error nothing changes.
-    private func update(
-        _ change: (SourceSnapshot, inout Int64) throws(MapCoreError) -> (DataSourceOptions, [Feature])
-    ) throws(MapCoreError) {
-        try writeLock.withLock { () throws(MapCoreError) in
-            let base = snapshot
-            var nextID = nextGeneratedID
-            let (options, features) = try change(base, &nextID)
-            let next = try SourceSnapshot(options: options, features: features)
-            nextGeneratedID = nextID
-            publishLock.withLock { current = next }
-        }
+    /// The current state's version (0 for a new source, one more per write that changed it).
+    public var version: UInt64 { snapshot.version }
+
+    /// A read-only source frozen at the current state: every read on it answers from that one
+    /// version, whatever is written to this source meanwhile.
+    public func frozen() -> DataSource { DataSource(frozen: snapshot, log: log) }
+
+    /// What the writes after version `since` changed, up to this source's (or view's) version.
+    public func changes(since: UInt64) throws(MapCoreError) -> SourceChanges {
+        try log.changes(since: since, upTo: snapshot.version)
     }
 
-    /// Features of a GeoJSON value as the source stores them: a bare geometry becomes a feature,
-    /// ids are promoted or generated.
-    private static func prepare(
-        _ value: GeoJSON, _ options: DataSourceOptions, _ nextID: inout Int64
-    ) throws(MapCoreError) -> [Feature] {
-        var features: [Feature]
-        switch value {
-        case .geometry(let g): features = [Feature(geometry: g, properties: JSONObject())]
-        case .feature(let f): features = [f]
-        case .featureCollection(let c): features = c.features
+    /// Runs `body` on a copy of the current state and publishes the result as the next version
+    /// when it changed anything; on error nothing changes. Writes are serialised; readers never
+    /// wait for one.
+    @discardableResult
+    private func write<R>(_ body: (inout SourceWrite) throws(MapCoreError) -> R) throws(MapCoreError) -> R {
+        guard !isReadOnly else {
+            throw MapCoreError(
+                .unsupported,
+                "This source is a read-only snapshot (mc_source_snapshot); write to the source it came from.")
         }
-        for i in features.indices {
-            if options.generateId {
-                features[i].id = .int(nextID)
-                nextID += 1
-            } else if let key = options.promoteId, let v = features[i].properties?[key] {
-                switch v {
-                case .string(let s): features[i].id = .string(s)
-                case .int(let n): features[i].id = .int(n)
-                case .uint(let n): features[i].id = .uint(n)
-                case .double(let d): features[i].id = .double(d)
-                default: break
-                }
-            }
+        return try writeLock.withLock { () throws(MapCoreError) -> R in
+            let base = snapshot
+            var w = SourceWrite(state: base.state, options: base.options, nextGeneratedID: nextGeneratedID)
+            let result = try body(&w)
+            nextGeneratedID = w.nextGeneratedID
+            guard w.changed else { return result }
+            let next = SourceSnapshot(options: w.options, state: w.state, version: base.version + 1)
+            // Logged before it is published, so a reader of the new version finds its changes.
+            log.record(version: next.version, bounds: base.options.cluster || w.options.cluster ? nil : w.touched)
+            publishLock.withLock { current = next }
+            return result
         }
-        return features
     }
 
     public func add(_ value: GeoJSON) throws(MapCoreError) {
-        try update { (s, nextID) throws(MapCoreError) in
-            (s.options, s.features + (try Self.prepare(value, s.options, &nextID)))
-        }
+        try write { (w) throws(MapCoreError) in try w.add(value) }
     }
 
     /// Replaces every feature.
     public func set(_ value: GeoJSON) throws(MapCoreError) {
-        try update { (s, nextID) throws(MapCoreError) in (s.options, try Self.prepare(value, s.options, &nextID)) }
+        try write { (w) throws(MapCoreError) in try w.replaceAll(with: value) }
     }
 
     /// Removes every feature with this id; returns how many.
     @discardableResult
     public func remove(id: FeatureKey) throws(MapCoreError) -> Int {
-        var removed = 0
-        try update { (s, _) throws(MapCoreError) in
-            guard let positions = s.positionsByKey[id] else { return (s.options, s.features) }
-            removed = positions.count
-            var keep = s.features
-            for p in positions.reversed() { keep.remove(at: p) }
-            return (s.options, keep)
-        }
-        return removed
+        try write { (w) throws(MapCoreError) in w.remove(id: id) }
     }
 
     /// Removes the feature at an insertion-order index (the web SDK's remove by index).
     public func remove(at index: Int) throws(MapCoreError) {
-        try update { (s, _) throws(MapCoreError) in
-            guard index >= 0, index < s.features.count else {
-                throw MapCoreError(.notFound, "No feature at index \(index) (the source holds \(s.features.count)).")
-            }
-            var keep = s.features
-            keep.remove(at: index)
-            return (s.options, keep)
-        }
+        try write { (w) throws(MapCoreError) in try w.remove(at: index) }
     }
 
     public func clear() throws(MapCoreError) {
-        try update { (s, _) throws(MapCoreError) in (s.options, []) }
+        try write { (w) throws(MapCoreError) in w.removeAll() }
+    }
+
+    /// Applies a GL JS source diff (`SourceDiff`) as one write: all of it, or on error none of it.
+    public func updateData(_ diff: SourceDiff) throws(MapCoreError) {
+        try write { (w) throws(MapCoreError) in try w.apply(diff) }
     }
 
     /// Changes options (keys absent from `json` keep their value); the index is rebuilt.
     public func setOptions(_ json: JSONValue) throws(MapCoreError) {
-        try update { (s, _) throws(MapCoreError) in (try DataSourceOptions(json: json, base: s.options), s.features) }
+        try write { (w) throws(MapCoreError) in try w.setOptions(try DataSourceOptions(json: json, base: w.options)) }
     }
 
-    public var count: Int { snapshot.features.count }
+    public var count: Int { snapshot.count }
 }

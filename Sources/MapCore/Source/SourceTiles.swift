@@ -27,21 +27,12 @@ extension DataSourceOptions {
         o.compatibility = tileCompatibility
         return o
     }
-}
 
-/// A snapshot's tile index, made on the first tile request (a source that is never tiled never
-/// pays for it) and kept with the snapshot, so the tiles of one state agree.
-final class LazyTileIndex: @unchecked Sendable {
-    private let lock = Lock()
-    private var index: TileIndex?
-
-    func get(_ make: () throws(MapCoreError) -> TileIndex) throws(MapCoreError) -> TileIndex {
-        try lock.withLock { () throws(MapCoreError) -> TileIndex in
-            if let index { return index }
-            let made = try make()
-            index = made
-            return made
-        }
+    /// The tile buffer as a fraction of a tile (geojson-vt's buffer / extent): how far beyond
+    /// its edges a tile holds features, so how far a change reaches into neighbouring tiles.
+    public var tileBufferFraction: Double {
+        let o = tilingOptions
+        return o.buffer / o.extent
     }
 }
 
@@ -50,7 +41,7 @@ extension SourceSnapshot {
     /// supercluster's tile of the cluster index when clustering, else geojson-vt's tile of the
     /// features that pass the filter.
     public func tile(z: Int, x: Int, y: Int) throws(MapCoreError) -> [TileFeature]? {
-        if let clusters {
+        if let clusters = try clusters() {
             guard z >= 0, z <= 40, (0..<(1 << z)).contains(x), (0..<(1 << z)).contains(y) else { return nil }
             let items = try clusters.tile(z: z, x: x, y: y)
             return items.isEmpty ? nil : clusters.tileFeatures(items)
@@ -77,8 +68,5 @@ extension SourceSnapshot {
     }
 
     /// The features the filter keeps, as the GeoJSON the tiles are cut from.
-    var indexedData: GeoJSON {
-        let input = indexed.count == features.count ? features : indexed.map { features[$0] }
-        return .featureCollection(FeatureCollection(features: input))
-    }
+    var indexedData: GeoJSON { .featureCollection(FeatureCollection(features: indexedFeatures)) }
 }

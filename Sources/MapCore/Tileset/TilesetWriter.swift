@@ -95,7 +95,7 @@ public enum TilesetWriter {
         }
         var summary = TilesetSummary(format: format)
         summary.tilesPerZoom = Array(repeating: 0, count: zooms.count)
-        if snapshot.clusters == nil {
+        if !snapshot.options.cluster {
             try walk(
                 snapshot, zooms: zooms, layer: options.layer, gzip: gzip, into: sink, summary: &summary,
                 progress: progress)
@@ -200,7 +200,7 @@ public enum TilesetWriter {
     /// zoom: a cluster's position may leave its points' parent tile, so a zoom's tiles are not
     /// found from the tiles above.
     static func clusterTiles(_ snapshot: SourceSnapshot, zoom: Int) throws(MapCoreError) -> [TileID] {
-        guard let clusters = snapshot.clusters else { return [] }
+        guard let clusters = try snapshot.clusters() else { return [] }
         let n = 1 << zoom
         let p = clusters.options.radius / clusters.options.extent
         var found = Set<TileID>()
@@ -271,12 +271,11 @@ public enum TilesetWriter {
             }
         }
         var box: BoundingBox? = nil
-        for i in snapshot.indexed {
-            let f = snapshot.features[i]
+        for f in snapshot.indexedFeatures {
             for (k, v) in f.properties ?? JSONObject() where v != .null { note(k, v) }
             if let g = f.geometry, let b = BoundingBox.of(.geometry(g)) { box = box.map { $0.union(b) } ?? b }
         }
-        if snapshot.clusters != nil {
+        if snapshot.options.cluster {
             note("cluster", .bool(true))
             note("cluster_id", .int(0))
             note("point_count", .int(0))

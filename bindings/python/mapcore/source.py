@@ -27,6 +27,12 @@ _declare("mc_source_get_clusters", ctypes.c_int, _p, c_double_p, ctypes.c_double
 _declare("mc_source_cluster_index", ctypes.c_int, _p, _pp)
 _declare("mc_source_get_tile", ctypes.c_int, _p, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_uint32, _bufp)
 _declare("mc_source_get_tile_mvt", ctypes.c_int, _p, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_char_p, _bufp)
+_declare("mc_source_update_data", ctypes.c_int, _p, ctypes.c_char_p, ctypes.c_size_t)
+_declare("mc_source_version", ctypes.c_int, _p, ctypes.POINTER(ctypes.c_uint64))
+_declare("mc_source_snapshot", ctypes.c_int, _p, _pp)
+_declare("mc_source_changes", ctypes.c_int, _p, ctypes.c_uint64, ctypes.c_uint32, _bufp)
+_declare("mc_source_tile_changed", ctypes.c_int, _p, ctypes.c_uint64, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+         ctypes.POINTER(ctypes.c_int))
 
 
 class DataSource(Handle):
@@ -138,6 +144,43 @@ class DataSource(Handle):
     def to_geojson(self):
         """Every feature as a FeatureCollection dict."""
         return json.loads(take_text(lambda buf: lib.mc_source_to_geojson(self._handle, 0, buf)))
+
+    # ---- live updates ----
+
+    def update_data(self, diff):
+        """Applies a GL JS source diff in one atomic write: a dict (or its JSON text) with the
+        optional members ``removeAll``, ``remove`` (ids), ``add`` (features with ids) and
+        ``update`` (``{"id", "newGeometry", "removeAllProperties", "removeProperties",
+        "addOrUpdateProperties": [{"key", "value"}]}``), applied in that order. Unknown ids in
+        ``remove`` and ``update`` are skipped; any error leaves the source unchanged."""
+        data = diff.encode() if isinstance(diff, str) else diff if isinstance(diff, bytes) else \
+            json.dumps(diff, allow_nan=False).encode()
+        check(lib.mc_source_update_data(self._handle, data, len(data)))
+
+    @property
+    def version(self):
+        """The version of the current state: 0 when new, one more per write that changed it."""
+        out = ctypes.c_uint64()
+        check(lib.mc_source_version(self._handle, ctypes.byref(out)))
+        return out.value
+
+    def snapshot(self):
+        """A read-only DataSource frozen at the current version: its reads all answer from that
+        state whatever is written meanwhile; writes to it raise UnsupportedError."""
+        handle = _p()
+        check(lib.mc_source_snapshot(self._handle, ctypes.byref(handle)))
+        return DataSource._adopt(handle)
+
+    def changes(self, since):
+        """What the writes after version ``since`` may have changed: ``{"version", "since", "all",
+        "bounds": [[w, s, e, n], ...]}`` (``all``: every tile; see mc_source_changes)."""
+        return json.loads(take_text(lambda buf: lib.mc_source_changes(self._handle, int(since), 0, buf)))
+
+    def tile_changed(self, since, z, x, y):
+        """Whether tile z/x/y may have changed since version ``since`` (GL JS's reload rule)."""
+        out = ctypes.c_int()
+        check(lib.mc_source_tile_changed(self._handle, int(since), int(z), int(x), int(y), ctypes.byref(out)))
+        return bool(out.value)
 
     # ---- queries ----
 
