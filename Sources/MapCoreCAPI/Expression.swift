@@ -92,11 +92,12 @@ private func evaluationContext(_ c: UnsafePointer<mc_eval_context>?) throws(MapC
     return ctx
 }
 
-/// Puts the feature given as GeoJSON text (Feature or geometry) into the context.
+/// Puts the feature given as GeoJSON text (Feature or geometry) into the context, read leniently
+/// as MapLibre reads the features it evaluates (rings of under 4 positions or unclosed).
 private func withFeature(_ ctx: inout EvaluationContext, _ text: UnsafePointer<CChar>?, _ len: Int) throws(MapCoreError)
 {
     guard text != nil || len != 0 else { return }
-    switch try GeoJSONParser.parse(try inputBytes(text, len, "feature")) {
+    switch try GeoJSONParser.parse(try inputBytes(text, len, "feature"), limits: .lenientGeoJSON) {
     case .feature(let f): ctx.setFeature(f)
     case .geometry(let g): ctx.setFeature(Feature(geometry: g))
     case .featureCollection:

@@ -31,7 +31,13 @@ func parseLimits(_ options: UnsafePointer<mc_parse_options>?) throws(MapCoreErro
     guard depth <= ParseLimits.maxAllowedDepth else {
         throw MapCoreError(.invalidArgument, "max_depth \(depth) is above the limit of \(ParseLimits.maxAllowedDepth).")
     }
-    return ParseLimits(maxDepth: depth == 0 ? ParseLimits.defaultMaxDepth : depth)
+    // `flags` exists from version 2 on; a version 1 struct ends before it.
+    let flags = options.pointee.version >= 2 ? options.pointee.flags : 0
+    guard flags & ~UInt32(MC_PARSE_LENIENT) == 0 else {
+        throw MapCoreError(.invalidArgument, "Unknown mc_parse_options flags 0x\(String(flags, radix: 16)).")
+    }
+    return ParseLimits(
+        maxDepth: depth == 0 ? ParseLimits.defaultMaxDepth : depth, lenient: flags & UInt32(MC_PARSE_LENIENT) != 0)
 }
 
 @_cdecl("mc_geojson_parse")

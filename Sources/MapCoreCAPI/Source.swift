@@ -72,7 +72,9 @@ public func mc_source_import(_ handle: OpaquePointer?, _ location: UnsafePointer
         let bytes = try Fetch.bytes(
             from: String(decoding: UnsafeRawBufferPointer(start: location, count: strlen(location)), as: UTF8.self),
             limit: source.snapshot.options.maxImportBytes)
-        let value = try bytes.withUnsafeBufferPointer { (b) throws(MapCoreError) in try GeoJSONParser.parse(b) }
+        let value = try bytes.withUnsafeBufferPointer { (b) throws(MapCoreError) in
+            try GeoJSONParser.parse(b, limits: .lenientGeoJSON)
+        }
         try source.add(value)
     }
 }

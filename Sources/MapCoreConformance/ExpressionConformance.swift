@@ -173,7 +173,11 @@ public enum ExpressionConformance {
             }
             ctx.featureState = fo["featureState"]?.objectValue
             if let g = fo["geometry"] {
-                if case .geometry(let geometry) = try GeoJSONParser.parse(JSON.serialize(g)) { ctx.geometry = geometry }
+                // Read as MapLibre reads the features it evaluates (within/non-supported has a
+                // ring of 3 positions).
+                if case .geometry(let geometry) = try GeoJSONParser.parse(JSON.serialize(g), limits: .lenientGeoJSON) {
+                    ctx.geometry = geometry
+                }
             }
         }
         return ctx

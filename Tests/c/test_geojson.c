@@ -377,7 +377,41 @@ static void test_threads(void) {
     mc_geojson_free(g);
 }
 
+/* Rings as MapLibre reads them: refused by default, kept as given with MC_PARSE_LENIENT; a
+ * version 1 options struct has no flags member and is read without it. */
+static void test_lenient_rings(void) {
+    const char *three = "{\"type\":\"Polygon\",\"coordinates\":[[[3,3],[6,6],[3,3]]]}";
+    const char *open_ring = "{\"type\":\"Polygon\",\"coordinates\":[[[0,0],[1,0],[1,1],[0,1]]]}";
+    const char *empty_ring = "{\"type\":\"Polygon\",\"coordinates\":[[]]}";
+    mc_parse_options lenient = MC_PARSE_OPTIONS_INIT;
+    struct {
+        mc_parse_options v1;
+        uint32_t after;
+    } old = {{1, 0, 0x55}, 0x55}; /* a version 1 caller: what follows max_depth is not flags */
+    mc_geojson *g = NULL;
+    char *text;
+    current_test = "lenient rings";
+    lenient.flags = MC_PARSE_LENIENT;
+    CHECK_STATUS(mc_geojson_parse(JS(three), NULL, &g), MC_E_INVALID_GEOJSON);
+    CHECK_STATUS(mc_geojson_parse(JS(open_ring), NULL, &g), MC_E_INVALID_GEOJSON);
+    CHECK_STATUS(mc_geojson_parse(JS(three), &old.v1, &g), MC_E_INVALID_GEOJSON);
+    CHECK_STATUS(mc_geojson_parse(JS(three), &lenient, &g), MC_OK);
+    text = serialize(g, 0);
+    CHECK(text && strcmp(text, "{\"type\":\"Polygon\",\"coordinates\":[[[3,3],[6,6],[3,3]]]}") == 0);
+    free(text);
+    mc_geojson_free(g);
+    CHECK_STATUS(mc_geojson_parse(JS(open_ring), &lenient, &g), MC_OK);
+    text = serialize(g, 0);
+    CHECK(text && strstr(text, "[[[0,0],[1,0],[1,1],[0,1]]]") != NULL); /* kept as given, not closed */
+    free(text);
+    mc_geojson_free(g);
+    CHECK_STATUS(mc_geojson_parse(JS(empty_ring), &lenient, &g), MC_E_INVALID_GEOJSON);
+    lenient.flags = 0x8;
+    CHECK_STATUS(mc_geojson_parse(JS(three), &lenient, &g), MC_E_INVALID_ARGUMENT);
+}
+
 static void run(void) {
+    test_lenient_rings();
     test_parse_kinds();
     test_parse_file();
     test_small_stack();

@@ -107,9 +107,11 @@ struct Position {
 /// A parsed GeoJSON value; move-only, freed by its destructor.
 class GeoJSON {
   public:
-    static GeoJSON parse(std::string_view json, unsigned max_depth = 0) {
+    /// `lenient`: rings as MapLibre reads them (MC_PARSE_LENIENT).
+    static GeoJSON parse(std::string_view json, unsigned max_depth = 0, bool lenient = false) {
         mc_parse_options options = MC_PARSE_OPTIONS_INIT;
         options.max_depth = max_depth;
+        options.flags = lenient ? MC_PARSE_LENIENT : 0u;
         mc_geojson *handle = nullptr;
         detail::check(mc_geojson_parse(json.data(), json.size(), &options, &handle));
         return GeoJSON(handle);

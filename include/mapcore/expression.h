@@ -97,8 +97,9 @@ typedef struct mc_eval_context {
 #define MC_EVAL_CONTEXT_INIT                                                                            \
     {MC_EVAL_CONTEXT_VERSION, 0, 0.0, 0, 0.0, 0, 0.0, 0, 0.0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, 0, 0, 0, 0}
 
-/* Evaluates against one feature: `feature` is GeoJSON text (a Feature, or a bare geometry),
- * or NULL with length 0 for no feature. `ctx` may be NULL (no zoom, no state).
+/* Evaluates against one feature: `feature` is GeoJSON text (a Feature, or a bare geometry), read
+ * leniently as MapLibre reads features (MC_PARSE_LENIENT, mapcore/geojson.h), or NULL with
+ * length 0 for no feature. `ctx` may be NULL (no zoom, no state).
  * *out receives the result as JSON text in a library-owned buffer (release with
  * mc_buf_dispose()): numbers, strings, booleans, null, arrays and objects as JSON; colors as
  * "rgba(r,g,b,a)" strings (what to-string gives; r, g, b 0..255); formatted text as

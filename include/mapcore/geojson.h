@@ -20,7 +20,8 @@
  *   - Unknown "type" names, a missing "type", wrong coordinate nesting, non-numeric
  *     coordinates, a LineString of one position, a line of fewer than 2 positions in a
  *     MultiLineString, linear rings of fewer than 4 positions, rings whose first and last
- *     positions differ (MapCore does not close them for you) (MC_E_INVALID_GEOJSON).
+ *     positions differ (MapCore does not close them for you; MC_PARSE_LENIENT keeps such
+ *     rings, see below) (MC_E_INVALID_GEOJSON).
  *   - Positions of more than 3 numbers (MC_E_UNSUPPORTED).
  *   - Nesting deeper than either limit (MC_E_LIMIT).
  * A failed parse creates nothing.
@@ -59,7 +60,7 @@ enum {
     MC_GEOMETRY_COLLECTION = 7
 };
 
-#define MC_PARSE_OPTIONS_VERSION 1
+#define MC_PARSE_OPTIONS_VERSION 2
 #define MC_MAX_DEPTH_DEFAULT 256
 #define MC_MAX_DEPTH_LIMIT 512
 
@@ -69,9 +70,20 @@ typedef struct mc_parse_options {
     uint32_t version;   /* MC_PARSE_OPTIONS_VERSION */
     uint32_t max_depth; /* deepest array/object nesting accepted; 0 = MC_MAX_DEPTH_DEFAULT,
                            at most MC_MAX_DEPTH_LIMIT */
+    uint32_t flags;     /* version 2: MC_PARSE_LENIENT or 0; read only when version >= 2, so a
+                           caller built against version 1 keeps working */
 } mc_parse_options;
 
-#define MC_PARSE_OPTIONS_INIT {MC_PARSE_OPTIONS_VERSION, 0}
+/* Read rings as MapLibre reads them where RFC 7946 is stricter: a polygon ring of 1 to 3
+ * positions, or one whose last position differs from its first, is kept as given instead of
+ * refused (MapLibre's GeoJSON sources and tiles carry such rings and its expressions evaluate
+ * them; GEOS-based operations on them, such as `distance`, report an error). MapCore reads
+ * leniently where MapLibre does: the feature text of mc_expression_evaluate and
+ * mc_expression_matches, mc_source_import and mc_source_update_data. Everything else in this
+ * list holds in both modes. */
+#define MC_PARSE_LENIENT 0x1u
+
+#define MC_PARSE_OPTIONS_INIT {MC_PARSE_OPTIONS_VERSION, 0, 0}
 
 /* Parses `len` bytes of GeoJSON text at `json` (need not be NUL-terminated).
  * options: NULL for defaults.

@@ -88,7 +88,8 @@ MC_API int mc_source_add(mc_source *source, const mc_geojson *data);
 /* Replaces every feature with those of `data` (same rules as mc_source_add). */
 MC_API int mc_source_set(mc_source *source, const mc_geojson *data);
 
-/* Adds the GeoJSON at `location`: a file path, a file:// URL, or an http:// or https:// URL
+/* Adds the GeoJSON at `location`, read leniently as MapLibre's GeoJSON source reads it
+ * (MC_PARSE_LENIENT, mapcore/geojson.h): a file path, a file:// URL, or an http:// or https:// URL
  * (fetched with libcurl: redirects followed, 60 s timeout, gzip/deflate decoded). At most the
  * option maxImportBytes is read (decoded bytes counted): a larger file, or a larger HTTP
  * Content-Length, is refused before reading, and a body that grows past it while arriving is
@@ -165,10 +166,12 @@ MC_API int mc_source_get_tile_mvt(mc_source *source, int z, int x, int y, const 
  *       "removeAllProperties": true,         clear the properties, then
  *       "removeProperties": ["k", ...],      remove these, then
  *       "addOrUpdateProperties": [{"key": "k", "value": v}, ...]}]   set these, in order
- * applied in GL JS's order: removeAll, remove, add, update. An id is a JSON string or number (7
- * and 7.0 are one id). Removing or updating an id the source does not hold is skipped, as GL JS
- * skips it. With promoteId, an update that changes the promoted property changes the id. The
- * features are checked as mc_source_add checks them (clustering: Points only).
+ * applied in GL JS's order: removeAll, remove, add, update. Features and geometries are read
+ * leniently, as MapLibre's GeoJSON source reads them (MC_PARSE_LENIENT, mapcore/geojson.h).
+ * An id is a JSON string or number (7 and 7.0 are one id). Removing or updating an id the
+ * source does not hold is skipped, as GL JS skips it. With promoteId, an update that changes the
+ * promoted property changes the id. The features are checked as mc_source_add checks them
+ * (clustering: Points only).
  * Errors: MC_E_PARSE (not JSON), MC_E_INVALID_GEOJSON (a bad feature or geometry; path = its
  * place in the diff, e.g. $.add[2].geometry.coordinates), MC_E_INVALID_ARGUMENT (an unknown
  * member, a feature without id, an update without "id"), MC_E_UNSUPPORTED (a non-point feature

@@ -2,6 +2,8 @@
 //
 // Decisions (documented in include/mapcore/geojson.h):
 // - Unclosed rings and rings of fewer than 4 positions are errors; MapCore never edits data.
+//   The lenient mode (`ParseLimits.lenient`, MapLibre's reading) keeps them as given; a ring
+//   still needs one position.
 // - Empty coordinates (`[]`) are accepted for every type as the empty geometry; a lone position
 //   in a LineString or an empty line/polygon inside a Multi* is an error.
 // - Positions have 2 or 3 numbers; more is reported as unsupported, never silently dropped.
@@ -13,7 +15,7 @@ public enum GeoJSONParser {
     public static func parse(
         _ bytes: UnsafeBufferPointer<UInt8>, limits: ParseLimits = ParseLimits()
     ) throws(MapCoreError) -> GeoJSON {
-        var p = GeoJSONReader(reader: JSONReader(bytes, limits: limits))
+        var p = GeoJSONReader(reader: JSONReader(bytes, limits: limits), lenient: limits.lenient)
         do {
             let value = try p.readRoot()
             try p.r.expectEnd()
@@ -35,7 +37,13 @@ struct GeoJSONReader {
     private var collectionNesting = 0
     static let maxCollectionNesting = 16
 
-    init(reader: JSONReader) { r = reader }
+    /// Rings as MapLibre takes them (`ParseLimits.lenient`).
+    private let lenient: Bool
+
+    init(reader: JSONReader, lenient: Bool = false) {
+        r = reader
+        self.lenient = lenient
+    }
 
     func invalid(_ message: String, at offset: Int? = nil) -> PositionedError {
         r.fail(message, at: offset, code: .invalidGeoJSON)
@@ -414,6 +422,10 @@ struct GeoJSONReader {
         g.partEnds.append(g.positionCount)
         if g.type == .multiLineString {
             if n < 2 { throw invalid("A line of a MultiLineString needs at least 2 positions, found \(n).", at: start) }
+            return
+        }
+        if lenient {
+            if n < 1 { throw invalid("A linear ring needs at least 1 position, found none.", at: start) }
             return
         }
         if n < 4 { throw invalid("A linear ring needs at least 4 positions, found \(n).", at: start) }

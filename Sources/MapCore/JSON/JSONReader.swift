@@ -17,8 +17,19 @@ public struct ParseLimits: Sendable {
     public var maxDepth: Int
     public static let defaultMaxDepth = 256
     public static let maxAllowedDepth = 512
+    /// GeoJSON read as MapLibre reads it where RFC 7946 is stricter: a polygon ring of 1 to 3
+    /// positions, or one whose last position is not its first, is kept as given instead of
+    /// refused (MapLibre's GeoJSON sources and tiles carry such rings; its expressions evaluate
+    /// them). Off by default: MapCore's own parse is strict.
+    public var lenient = false
 
-    public init(maxDepth: Int = ParseLimits.defaultMaxDepth) { self.maxDepth = maxDepth }
+    public init(maxDepth: Int = ParseLimits.defaultMaxDepth, lenient: Bool = false) {
+        self.maxDepth = maxDepth
+        self.lenient = lenient
+    }
+
+    /// The limits with leniency on (see `lenient`).
+    public static let lenientGeoJSON = ParseLimits(lenient: true)
 }
 
 struct JSONReader {

@@ -44,10 +44,12 @@ public struct SourceDiff: Sendable {
     /// [{"id", "newGeometry", "removeAllProperties", "removeProperties", "addOrUpdateProperties":
     /// [{"key", "value"}…]}…]}`, every member optional; `removed` (GL JS's earlier name) is read
     /// as `remove`. Unknown members are errors, so a misspelt one does not silently do nothing.
+    /// Features and geometries are read leniently by default, as MapLibre's GeoJSON source
+    /// takes them (`ParseLimits.lenient`).
     public static func parse(
-        _ bytes: UnsafeBufferPointer<UInt8>, limits: ParseLimits = ParseLimits()
+        _ bytes: UnsafeBufferPointer<UInt8>, limits: ParseLimits = .lenientGeoJSON
     ) throws(MapCoreError) -> SourceDiff {
-        var p = GeoJSONReader(reader: JSONReader(bytes, limits: limits))
+        var p = GeoJSONReader(reader: JSONReader(bytes, limits: limits), lenient: limits.lenient)
         do {
             let diff = try p.readSourceDiff()
             try p.r.expectEnd()

@@ -215,3 +215,20 @@ def test_tiles_a_write_does_not_name_stay_as_they_were():
         before = after
     # The check has teeth: most tiles are left alone by these small writes.
     assert kept_total > 8 * 341 // 2
+
+
+def test_diffs_read_rings_as_maplibre_does():
+    """Rings of three positions and unclosed rings, which RFC 7946 forbids and MapLibre's GeoJSON
+    source takes: updateData keeps them as given and the tiles carry those with an area (a
+    degenerate ring is dropped by geojson-vt's area test, as in MapLibre)."""
+    degenerate = {"type": "Polygon", "coordinates": [[[3, 3], [6, 6], [3, 3]]]}
+    triangle = {"type": "Polygon", "coordinates": [[[-20, -20], [-10, -20], [-20, -10]]]}
+    unclosed = {"type": "Polygon", "coordinates": [[[0, 0], [10, 0], [10, 10], [0, 10]]]}
+    with pytest.raises(mapcore.InvalidGeoJSONError):
+        mapcore.GeoJSON(degenerate)
+    assert mapcore.GeoJSON(degenerate, lenient=True).to_dict() == degenerate
+    source = mapcore.DataSource()
+    source.update_data({"add": [{"type": "Feature", "id": i, "geometry": g, "properties": {}}
+                                for i, g in enumerate([degenerate, triangle, unclosed])]})
+    assert [f["geometry"] for f in source.to_geojson()["features"]] == [degenerate, triangle, unclosed]
+    assert sorted(f["id"] for f in source.tile(0, 0, 0)["features"]) == [1, 2]
