@@ -3,7 +3,8 @@ from an NSPredicate format string (include/mapcore/format.h, whose conversions a
 import ctypes
 import json
 
-from ._lib import MC_E_BUFFER_TOO_SMALL, MC_OK, Buf, Compiled, check, lib, take_text, _declare, json_bytes
+from ._lib import (MC_E_BUFFER_TOO_SMALL, MC_E_EVALUATION, MC_OK, Buf, Compiled, EvaluationError, check, lib, take_text,
+                   _declare, json_bytes)
 from .format import EXPRESSION, PREDICATE, Format, compile_format, format_from_json, format_to_json
 from .geojson import GeoJSON, to_bytes
 
@@ -209,21 +210,28 @@ class Filter(Expression):
         self._handle = handle
         self._source = json.loads(data)
 
-    def matches(self, feature, zoom=None, **context):
-        """Whether one feature passes. Raises EvaluationError on run-time errors."""
+    def matches(self, feature, zoom=None, *, strict=False, **context):
+        """Whether one feature passes. A feature whose evaluation fails does not pass, as in
+        MapLibre and in filter(); strict=True raises EvaluationError instead."""
         data = to_bytes(feature) if feature is not None else None
         ctx, keep = _context(zoom=zoom, **context)
         out = ctypes.c_int()
-        check(lib.mc_expression_matches(self._handle, data, len(data) if data else 0, ctypes.byref(ctx),
-                                        ctypes.byref(out)))
+        status = lib.mc_expression_matches(self._handle, data, len(data) if data else 0, ctypes.byref(ctx),
+                                           ctypes.byref(out))
+        if status == MC_E_EVALUATION and not strict:
+            return False
+        check(status)
         return bool(out.value)
 
-    def filter(self, features, zoom=None, **context):
-        """The features (dicts) that pass, in order; features whose evaluation fails do not."""
+    def filter(self, features, zoom=None, *, strict=False, **context):
+        """The features (dicts) that pass, in order; features whose evaluation fails do not pass
+        (strict=True raises EvaluationError naming the first one instead)."""
         if isinstance(features, dict):
             features = features.get("features", [])
         features = list(features)
         flags = self.evaluate_many(features, zoom=zoom, kind="boolean", **context)
+        if strict and None in flags:
+            raise EvaluationError(MC_E_EVALUATION, f"the filter fails on feature {flags.index(None)}")
         return [f for f, keep in zip(features, flags) if keep]
 
 

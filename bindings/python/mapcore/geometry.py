@@ -1,10 +1,11 @@
 """Bounding boxes, positions and convex hulls: include/mapcore/geometry.h."""
 import ctypes
 import json
+import os
 from collections import namedtuple
 
 from ._lib import check, lib, _declare, c_double_p, c_int_p, c_size_p
-from .geojson import GeoJSON, as_geojson
+from .geojson import GeoJSON, as_geojson, is_feature_list
 
 
 class _BBox(ctypes.Structure):
@@ -32,10 +33,10 @@ BBox.__doc__ = "A longitude/latitude box; west > east means it crosses the antim
 
 def _is_positions(obj):
     """Bulk positions: any buffer of doubles, or a list/tuple of (lon, lat[, alt]) pairs."""
-    if isinstance(obj, (bytes, bytearray, str, dict, GeoJSON)):
+    if isinstance(obj, (bytes, bytearray, str, dict, GeoJSON, os.PathLike)) or hasattr(obj, "__geo_interface__"):
         return False
     if isinstance(obj, (list, tuple)):
-        return True
+        return not is_feature_list(obj)
     try:
         memoryview(obj)
         return True

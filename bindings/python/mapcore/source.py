@@ -88,16 +88,14 @@ class DataSource(Handle):
     # ---- data ----
 
     def add(self, obj):
-        """Adds a feature, a FeatureCollection, a bare geometry, or a list of features."""
-        if isinstance(obj, (list, tuple)):
-            obj = {"type": "FeatureCollection", "features": list(obj)}
+        """Adds a feature, a FeatureCollection, a bare geometry, a list of features, or any form
+        mapcore.GeoJSON takes (a Path, objects with __geo_interface__ such as shapely
+        geometries and GeoPandas frames)."""
         data = as_geojson(obj)  # keeps the handle alive through the call
         check(lib.mc_source_add(self._handle, data.handle))
 
     def set(self, obj):
-        """Replaces every feature."""
-        if isinstance(obj, (list, tuple)):
-            obj = {"type": "FeatureCollection", "features": list(obj)}
+        """Replaces every feature (the forms add() takes)."""
         data = as_geojson(obj)
         check(lib.mc_source_set(self._handle, data.handle))
 

@@ -164,3 +164,17 @@ def test_batches_share_one_collection_from_many_threads():
 
     run_threads(work, 6)
     assert failures == []
+
+
+def test_failing_filters_are_no_match_everywhere_unless_strict():
+    """MapLibre drops a feature whose filter fails to evaluate; matches() and filter() agree, and
+    strict=True raises instead."""
+    f = mapcore.Filter(["==", ["number", ["get", "n"]], 1])
+    good = {"type": "Feature", "geometry": None, "properties": {"n": 1}}
+    bad = {"type": "Feature", "geometry": None, "properties": {"n": "one"}}
+    assert f.matches(good) and not f.matches(bad)
+    assert f.filter([good, bad]) == [good]
+    with pytest.raises(mapcore.EvaluationError):
+        f.matches(bad, strict=True)
+    with pytest.raises(mapcore.EvaluationError, match="feature 1"):
+        f.filter([good, bad], strict=True)

@@ -140,3 +140,33 @@ def test_threads_share_one_handle():
     for t in threads:
         t.join()
     assert results == [True] * 4
+
+
+def test_every_form_python_geodata_comes_in(tmp_path):
+    """Wherever GeoJSON is taken: shapely geometries and anything with __geo_interface__, a list
+    of features (dicts or geo-interface objects), a pathlib.Path, numpy numbers in properties."""
+    import numpy as np
+    import shapely.geometry
+
+    square = shapely.geometry.Polygon([(0, 0), (2, 0), (2, 2), (0, 2)])
+    assert mapcore.GeoJSON(square).to_dict() == {"type": "Polygon", "coordinates": [[[0, 0], [2, 0], [2, 2], [0, 2],
+                                                                                     [0, 0]]]}
+
+    class Row:  # what a GeoPandas row or any geo-interface object offers
+        __geo_interface__ = {"type": "Feature", "geometry": {"type": "Point", "coordinates": [5, 6]},
+                             "properties": {"n": np.int64(3), "v": np.float64(0.5)}}
+
+    collection = mapcore.GeoJSON([Row(), shapely.geometry.Point(1, 1),
+                                  {"type": "Feature", "geometry": None, "properties": {}}])
+    features = collection.to_dict()["features"]
+    assert [f["geometry"] for f in features] == [{"type": "Point", "coordinates": [5, 6]},
+                                                  {"type": "Point", "coordinates": [1, 1]}, None]
+    assert features[0]["properties"] == {"n": 3, "v": 0.5}
+    path = tmp_path / "one.geojson"
+    path.write_text('{"type": "Point", "coordinates": [7, 8]}')
+    assert mapcore.GeoJSON(path).to_dict()["coordinates"] == [7, 8]
+    # MapCore's own values speak the geo interface back.
+    assert shapely.geometry.shape(mapcore.GeoJSON(square)).equals(square)
+    assert repr(collection) == "<mapcore.GeoJSON FeatureCollection: 3 features>"
+    with pytest.raises(TypeError):
+        mapcore.GeoJSON(42)

@@ -122,3 +122,15 @@ def test_box_helpers():
     assert mapcore.bbox_merge(cross, (160, 0, 165, 5)) == (160, -10, -170, 10)
     with pytest.raises(mapcore.InvalidArgumentError):
         mapcore.bbox_merge((0, 5, 1, 1), (0, 0, 1, 1))
+
+
+def test_lists_of_features_are_features_not_positions():
+    """bbox() and convex_hull() of a list of feature dicts once read the dicts as positions
+    (KeyError: 0); a list of features is a FeatureCollection, a list of pairs stays positions."""
+    features = [{"type": "Feature", "geometry": {"type": "Point", "coordinates": [x, y]}, "properties": {}}
+                for x, y in [(0, 0), (4, 0), (4, 3), (3, 1)]]
+    assert mapcore.bbox(features) == (0, 0, 4, 3)
+    assert mapcore.convex_hull(features) == {"type": "Polygon",
+                                             "coordinates": [[[0, 0], [4, 0], [4, 3], [0, 0]]]}
+    assert mapcore.bbox([(0, 0), (4, 3)]) == (0, 0, 4, 3)
+    assert mapcore.bbox([MultiPoint([(1, 2), (3, 4)])]) == (1, 2, 3, 4)
