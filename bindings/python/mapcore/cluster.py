@@ -13,6 +13,19 @@ _bufp = ctypes.POINTER(Buf)
 _bbox_t = ctypes.c_double * 4
 
 
+def cluster_id(cluster):
+    """The cluster id of `cluster`: an int, a cluster feature dict as getClusters returns it (the
+    SDKs pass the feature: ``leaves(of: cluster)``), or a flat record with an ``id``."""
+    if isinstance(cluster, dict):
+        props = cluster.get("properties") or {}
+        if "cluster_id" not in props:
+            raise ValueError("this feature is not a cluster (no properties.cluster_id)")
+        return int(props["cluster_id"])
+    if hasattr(cluster, "id") and not isinstance(cluster, (int, float)):
+        return int(cluster.id)
+    return int(cluster)
+
+
 class ClusterItem(ctypes.Structure):
     """One flat result item: id (cluster_id, or the point's input index), lng, lat, point_count."""
     _fields_ = [("id", ctypes.c_int64), ("lng", ctypes.c_double), ("lat", ctypes.c_double),
@@ -134,25 +147,28 @@ class _Index(Handle):
         return json.loads(take_text(
             lambda buf: lib.mc_cluster_index_get_tile(self._handle, int(z), int(x), int(y), 0, buf)))
 
-    def get_children(self, cluster_id):
-        return _features(take_text(
-            lambda buf: lib.mc_cluster_index_get_children(self._handle, int(cluster_id), 0, buf)))
+    def get_children(self, cluster):
+        """The cluster's children one zoom in (`cluster`: an id, or the cluster feature)."""
+        cid = cluster_id(cluster)
+        return _features(take_text(lambda buf: lib.mc_cluster_index_get_children(self._handle, cid, 0, buf)))
 
-    def get_leaves(self, cluster_id, limit=10, offset=0):
-        """Up to `limit` points of the cluster after skipping `offset` (limit=math.inf: all)."""
+    def get_leaves(self, cluster, limit=10, offset=0):
+        """Up to `limit` points of the cluster after skipping `offset` (limit=math.inf: all), in
+        supercluster's order of arguments (getLeaves(clusterId, limit, offset))."""
+        cid = cluster_id(cluster)
         page = Page(int(offset), _leaf_limit(limit))
         return _features(take_text(
-            lambda buf: lib.mc_cluster_index_get_leaves(self._handle, int(cluster_id), ctypes.byref(page), 0, buf)))
+            lambda buf: lib.mc_cluster_index_get_leaves(self._handle, cid, ctypes.byref(page), 0, buf)))
 
-    def get_cluster_expansion_zoom(self, cluster_id):
+    def get_cluster_expansion_zoom(self, cluster):
         out = ctypes.c_int()
-        check(lib.mc_cluster_index_get_expansion_zoom(self._handle, int(cluster_id), ctypes.byref(out)))
+        check(lib.mc_cluster_index_get_expansion_zoom(self._handle, cluster_id(cluster), ctypes.byref(out)))
         return out.value
 
-    def get_cluster_hull(self, cluster_id):
+    def get_cluster_hull(self, cluster):
         """Convex hull of the cluster's points as a GeoJSON geometry dict."""
-        return json.loads(take_text(
-            lambda buf: lib.mc_cluster_index_get_cluster_hull(self._handle, int(cluster_id), buf)))
+        cid = cluster_id(cluster)
+        return json.loads(take_text(lambda buf: lib.mc_cluster_index_get_cluster_hull(self._handle, cid, buf)))
 
     def stats(self):
         """Items and clusters per zoom level, input size and index bytes."""

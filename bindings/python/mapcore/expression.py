@@ -93,7 +93,7 @@ class Expression(Compiled):
     `property_spec` (a dict) is the style property the expression is compiled for: its "type"
     decides coercion (e.g. "color"), its "property-type"/"expression" which inputs are allowed."""
 
-    __slots__ = ("_source",)
+    __slots__ = ("_source", "_spec")
     _free = staticmethod(lib.mc_expression_free)
     _kind = EXPRESSION
 
@@ -104,6 +104,17 @@ class Expression(Compiled):
         check(lib.mc_expression_compile(data, len(data), spec, len(spec) if spec else 0, ctypes.byref(handle)))
         self._handle = handle
         self._source = json.loads(data)
+        self._spec = property_spec
+
+    def __reduce__(self):
+        """Pickled as what it was compiled from (JSON, or a format string and its arguments)."""
+        if isinstance(self._source, tuple):
+            return (_unpickle_format, (type(self), self._source[0], self._source[1], self._spec))
+        return (type(self), (self._source, self._spec))
+
+    def __repr__(self):
+        return f"<mapcore.{type(self).__name__} {json.dumps(self.to_json())[:80]}>" if self._handle else \
+            f"<mapcore.{type(self).__name__} closed>"
 
     @classmethod
     def from_format(cls, format, *args, property_spec=None):
@@ -118,6 +129,7 @@ class Expression(Compiled):
         handle, source = compile_format(cls._kind, format, args, property_spec)
         obj = cls._adopt(handle)
         obj._source = source
+        obj._spec = property_spec
         return obj
 
 
@@ -209,6 +221,12 @@ class Filter(Expression):
         check(lib.mc_filter_compile(data, len(data), ctypes.byref(handle)))
         self._handle = handle
         self._source = json.loads(data)
+        self._spec = None
+
+    def __reduce__(self):
+        if isinstance(self._source, tuple):
+            return (_unpickle_format, (type(self), self._source[0], self._source[1], None))
+        return (type(self), (self._source,))
 
     def matches(self, feature, zoom=None, *, strict=False, **context):
         """Whether one feature passes. A feature whose evaluation fails does not pass, as in
@@ -250,3 +268,11 @@ class Predicate(Filter):
 
     def __init__(self, format, *args):
         self._handle, self._source = compile_format(PREDICATE, format, args)
+        self._spec = None
+
+
+def _unpickle_format(cls, format, args, property_spec):
+    """An expression or filter compiled again from its format string (for pickle)."""
+    if issubclass(cls, Predicate):
+        return cls(format, *args)
+    return cls._from_format(format, args, property_spec)

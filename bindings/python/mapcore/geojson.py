@@ -129,6 +129,10 @@ class GeoJSON(Handle):
     def to_dict(self):
         return json.loads(self.to_json())
 
+    def __reduce__(self):
+        """Pickled as its GeoJSON text, read back leniently (a value is never refused on load)."""
+        return (GeoJSON, (self.to_json(), None, True))
+
     @property
     def __geo_interface__(self):
         """The value as a GeoJSON dict, so shapely.geometry.shape(), GeoPandas and other

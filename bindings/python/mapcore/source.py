@@ -205,19 +205,22 @@ class DataSource(Handle):
         data = take_bytes(lambda buf: lib.mc_source_get_tile_mvt(self._handle, z, x, y, layer.encode(), buf))
         return data or None
 
-    def children(self, cluster_id):
-        with self.cluster_index() as index:
-            return index.get_children(cluster_id)
+    # `cluster` is a cluster id or the cluster feature dict (as the SDKs pass it).
 
-    def leaves(self, cluster_id, offset=0, limit=10):
-        """Points of a cluster, iOS order of arguments: offset, then limit."""
+    def children(self, cluster):
         with self.cluster_index() as index:
-            return index.get_leaves(cluster_id, limit=limit, offset=offset)
+            return index.get_children(cluster)
 
-    def expansion_zoom(self, cluster_id):
+    def leaves(self, cluster, *, limit=10, offset=0):
+        """Up to `limit` points of a cluster after skipping `offset`. Keyword-only, as the SDKs
+        disagree on the order (iOS: offset, limit; supercluster: limit, offset)."""
         with self.cluster_index() as index:
-            return index.get_cluster_expansion_zoom(cluster_id)
+            return index.get_leaves(cluster, limit=limit, offset=offset)
 
-    def cluster_hull(self, cluster_id):
+    def expansion_zoom(self, cluster):
         with self.cluster_index() as index:
-            return index.get_cluster_hull(cluster_id)
+            return index.get_cluster_expansion_zoom(cluster)
+
+    def cluster_hull(self, cluster):
+        with self.cluster_index() as index:
+            return index.get_cluster_hull(cluster)

@@ -178,3 +178,26 @@ def test_failing_filters_are_no_match_everywhere_unless_strict():
         f.matches(bad, strict=True)
     with pytest.raises(mapcore.EvaluationError, match="feature 1"):
         f.filter([good, bad], strict=True)
+
+
+def test_compiled_expressions_and_geojson_pickle():
+    """Expressions pickle as what they were compiled from (JSON with its property spec, or a
+    format string with its arguments); GeoJSON handles as their text."""
+    import pickle
+
+    feature = {"type": "Feature", "geometry": {"type": "Point", "coordinates": [1, 2]},
+               "properties": {"mag": 5, "name": "Izzy's"}}
+    ramp = mapcore.Expression(["interpolate", ["linear"], ["get", "mag"], 0, "blue", 10, "red"],
+                              property_spec={"type": "color"})
+    legacy = mapcore.Filter(["==", "$type", "Point"])
+    predicate = mapcore.Predicate("mag >= %@ AND name CONTAINS %@", 4, "Izzy")
+    formatted = mapcore.Expression.from_format("MGL_MATCH(mag, 5, 'five', 'other')")
+    for e in (ramp, legacy, predicate, formatted):
+        again = pickle.loads(pickle.dumps(e))
+        assert type(again) is type(e) and again.to_json() == e.to_json()
+        assert again.evaluate(feature) == e.evaluate(feature)
+    assert pickle.loads(pickle.dumps(formatted)).to_format() == formatted.to_format()
+    ring3 = {"type": "Polygon", "coordinates": [[[3, 3], [6, 6], [3, 3]]]}
+    for g in (mapcore.GeoJSON(feature), mapcore.GeoJSON(ring3, lenient=True)):
+        assert pickle.loads(pickle.dumps(g)).to_dict() == g.to_dict()
+    assert repr(legacy).startswith("<mapcore.Filter [")

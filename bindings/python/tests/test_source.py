@@ -67,6 +67,15 @@ def test_clustered_source_queries():
     assert source.expansion_zoom(first) >= 1
     hull = source.cluster_hull(first)
     assert hull["type"] in ("Polygon", "LineString", "Point")
+    # The cluster feature itself works wherever its id does (the SDKs pass the feature).
+    assert source.leaves(clusters[0], limit=math.inf) == leaves
+    assert source.children(clusters[0]) == source.children(first)
+    assert source.expansion_zoom(clusters[0]) == source.expansion_zoom(first)
+    assert source.cluster_hull(clusters[0]) == hull
+    with pytest.raises(ValueError, match="not a cluster"):
+        source.leaves([f for f in features if not f["properties"].get("cluster")][0])
+    with pytest.raises(TypeError):
+        source.leaves(first, 2, 1)  # keyword-only: the SDKs disagree on the order
     tile = source.tile(0, 0, 0)
     assert all(-800 <= f["geometry"][0][0] <= 8192 + 800 for f in tile["features"])
 
