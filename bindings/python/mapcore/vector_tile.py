@@ -1,8 +1,7 @@
 """Mapbox Vector Tiles decoded to GeoJSON: include/mapcore/vector_tile.h."""
 import ctypes
-import json
 
-from ._lib import Buf, lib, take_text, _declare
+from ._lib import Buf, lib, take_json, _declare
 
 MC_MVT_LNGLAT = 0x100
 
@@ -19,5 +18,4 @@ def decode_mvt(data, z=None, x=None, y=None):
     if lnglat and (x is None or y is None):
         raise ValueError("give z, x and y together (for longitude/latitude) or none of them")
     flags = MC_MVT_LNGLAT if lnglat else 0
-    text = take_text(lambda buf: lib.mc_mvt_decode(data, len(data), z or 0, x or 0, y or 0, flags, buf))
-    return json.loads(text)["layers"]
+    return take_json(lambda buf: lib.mc_mvt_decode(data, len(data), z or 0, x or 0, y or 0, flags, buf))["layers"]

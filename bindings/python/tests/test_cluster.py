@@ -150,3 +150,22 @@ def test_supercluster_errors():
     assert len(index.get_clusters(WORLD, 1)) == 61
     index.close()
     index.close()
+
+
+def test_large_results_read_the_same_with_either_json_reader(monkeypatch):
+    """Results over 1 MB are read with the cycle collector paused (and orjson when installed):
+    the same dicts as the standard library's reader, and the collector is on again after."""
+    import gc
+    import random
+
+    from mapcore import _lib
+
+    rng = random.Random(5)
+    points = [{"type": "Feature", "geometry": {"type": "Point", "coordinates": [rng.uniform(-180, 180),
+                                                                                 rng.uniform(-80, 80)]},
+               "properties": {"i": i, "name": f"p{i}"}} for i in range(20_000)]
+    index = mapcore.Supercluster().load(points)
+    fast = index.get_clusters(WORLD, 16)
+    assert gc.isenabled() and len(fast) == 20_000
+    monkeypatch.setattr(_lib, "_loads", json.loads)
+    assert index.get_clusters(WORLD, 16) == fast
