@@ -95,7 +95,7 @@ test: test-swift test-c test-python test-conformance fuzz-smoke lint
 # writes to the first directory it is given, a scratch one here); `make fuzz-smoke`
 # (part of make test) replays every seed, then 200,000 mutations from a fixed seed, so it is
 # repeatable. A crash, leak or broken property stops with the input written as crash-*.
-FUZZ_TARGETS := geojson expression format options mvt pmtiles tilejson diff
+FUZZ_TARGETS := geojson expression format options mvt pmtiles tilejson diff mbtiles
 FUZZ_SECONDS ?= 60
 
 # SwiftPM passes `--sanitize fuzzer --sanitize address` to swiftc as two -sanitize= flags in an

@@ -7,7 +7,7 @@ target=$1
 shift
 case $target in
   format) dict="-dict=$here/dict/format.dict" ;;
-  mvt|pmtiles) dict="" ;;
+  mvt|pmtiles|mbtiles) dict="" ;;
   *) dict="-dict=$here/dict/json.dict" ;;
 esac
 exec "$here/.build/debug/fuzz-$target" $dict -rss_limit_mb=2048 "$@"
