@@ -97,7 +97,14 @@ final class ChangeLog: @unchecked Sendable {
                 result.all = true
                 return
             }
-            for i in head..<entries.count where entries[i].version > since && entries[i].version <= version {
+            // Versions ascend: start at the first one after `since` (a renderer asks per tile).
+            var lo = head
+            var hi = entries.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if entries[mid].version <= since { lo = mid + 1 } else { hi = mid }
+            }
+            for i in lo..<entries.count where entries[i].version <= version {
                 guard let b = entries[i].bounds else {
                     result.all = true
                     result.bounds = []
