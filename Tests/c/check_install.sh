@@ -26,9 +26,13 @@ cmake --build "$prefix/consumer" > /dev/null
 echo "== pkg-config consumer"
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 # shellcheck disable=SC2046
-cc -std=c99 -Wall -Werror "$src/examples/c/main.c" $(pkg-config --cflags --libs mapcore) \
-   -Wl,-rpath,"$prefix/lib" -o "$prefix/pc_example"
-"$prefix/pc_example" "$src/data/places.geojson"
+cc -std=c99 -Wall -Werror "$src/examples/c/main.c" $(pkg-config --cflags --libs mapcore) -o "$prefix/pc_example"
+# Run as a user would: no LD_LIBRARY_PATH (the .pc file's rpath finds the library).
+env -u LD_LIBRARY_PATH "$prefix/pc_example" "$src/data/places.geojson"
 
-echo "== installed CLI"
-"$prefix/bin/mapcore" bbox "$src/data/places.geojson"
+echo "== installed CLI (carries its Swift runtime)"
+if ldd "$prefix/bin/mapcore" | grep -Ei 'libswift|foundation'; then
+    echo "the installed CLI depends on the Swift runtime"
+    exit 1
+fi
+env -u LD_LIBRARY_PATH "$prefix/bin/mapcore" bbox "$src/data/places.geojson"
