@@ -59,6 +59,20 @@ struct TileCoverFacts {
     let world = BoundingBox(west: -180, south: -90, east: 180, north: 90)
     let sanFrancisco = BoundingBox(west: -122.5744, south: 37.6609, east: -122.3204, north: 37.8271)
 
+    /// Boxes in another copy of the world cover the same tiles; a box whose west lies more than a
+    /// world east of its east (TileJSON bounds the tilejson fuzz target found: [2.7e60, -85, 181,
+    /// 85] trapped converting a tile column) is an argument error.
+    @Test func boxesOutsideTheWorldCopy() throws {
+        let shifted = BoundingBox(west: -122.5744 + 720, south: 37.6609, east: -122.3204 + 720, north: 37.8271)
+        #expect(try TileCover.tiles(covering: shifted, zoom: 10) == TileCover.tiles(covering: sanFrancisco, zoom: 10))
+        let huge = BoundingBox(west: 2.7e60, south: -85, east: 181, north: 85)
+        #expect(
+            thrown { () throws(MapCoreError) in _ = try TileCover.tiles(covering: huge, zoom: 4) }?.code
+                == .invalidArgument)
+        let wide = BoundingBox(west: -1e300, south: -85, east: 1e300, north: 85)
+        #expect(ids(try TileCover.tiles(covering: wide, zoom: 1)).count == 4)
+    }
+
     /// tile_cover.test.cpp's LatLngBounds cases.
     @Test func maplibreNativeTileCoverTests() throws {
         #expect(try TileCover.tiles(covering: BoundingBox(west: -180, south: 86, east: 180, north: 90), zoom: 0) == [])

@@ -29,8 +29,24 @@ public enum TileCover {
         guard south <= north else { return [] }
         var west = box.west, east = box.east
         if west > east { east += 360 }
-        // More than one world across covers the world once.
-        if east - west >= 360 { west = -180; east = 180 }
+        guard west <= east else {
+            // Found by the tilejson fuzz target: bounds [2.7e60, -85, 181, 85] projected past any
+            // integer tile column.
+            throw MapCoreError(
+                .invalidArgument,
+                "A bounding box's west (\(JSNumber.format(box.west))) lies more than a world east of its east "
+                    + "(\(JSNumber.format(box.east))).")
+        }
+        // More than one world across covers the world once; a box in another world copy is
+        // moved into this one (its tiles are the same, wrapped).
+        if east - west >= 360 {
+            west = -180
+            east = 180
+        } else {
+            let shift = ((west + 180) / 360).rounded(.down) * 360
+            west -= shift
+            east -= shift
+        }
         let n = Double(1 << zoom)
         func project(_ lng: Double, _ lat: Double) -> (x: Double, y: Double) {
             (Projection.MapLibre.x(lng: lng) * n, Projection.MapLibre.y(lat: lat) * n)
@@ -101,6 +117,11 @@ public enum TileCover {
         if bc.dy != 0 { scanSpans(ca, bc, ymin, ymax, scan) }
     }
 
+    /// A tile column from a projected x, clamped into Int32 (an x past any integer would trap).
+    private static func column(_ x: Double) -> Int32 {
+        x.isNaN ? 0 : Int32(Glibc.fmax(Double(Int32.min), Glibc.fmin(Double(Int32.max), x)))
+    }
+
     private static func scanSpans(
         _ first: Edge, _ second: Edge, _ ymin: Int32, _ ymax: Int32, _ scan: (Int32, Int32, Int32) -> Void
     ) {
@@ -118,7 +139,7 @@ public enum TileCover {
         while y < y1 {
             let x0 = m0 * Glibc.fmax(0, Glibc.fmin(e0.dy, y + d0 - e0.y0)) + e0.x0
             let x1 = m1 * Glibc.fmax(0, Glibc.fmin(e1.dy, y + d1 - e1.y0)) + e1.x0
-            scan(Int32(clamping: Int64(floor(x1))), Int32(clamping: Int64(ceil(x0))), Int32(y))
+            scan(column(floor(x1)), column(ceil(x0)), Int32(y))
             y += 1
         }
     }
