@@ -69,6 +69,7 @@ public func mc_source_import(_ handle: OpaquePointer?, _ location: UnsafePointer
     boundary { () throws(MapCoreError) in
         let source = try sourceHandle(handle)
         guard let location else { throw MapCoreError(.invalidArgument, "location must not be NULL.") }
+        try source.requireWritable()
         let bytes = try Fetch.bytes(
             from: String(decoding: UnsafeRawBufferPointer(start: location, count: strlen(location)), as: UTF8.self),
             limit: source.snapshot.options.maxImportBytes)
@@ -244,8 +245,8 @@ public func mc_source_tile_changed(
         let source = try sourceHandle(handle)
         let out = try required(outChanged, "out_changed")
         let t = try tileArgument(z, x, y)
-        let changes = try source.changes(since: since)
-        out.pointee =
-            changes.touches(z: t.z, x: t.x, y: t.y, buffer: source.snapshot.options.tileBufferFraction) ? 1 : 0
+        let state = source.snapshot
+        let changes = try source.changes(since: since, upTo: state)
+        out.pointee = changes.touches(z: t.z, x: t.x, y: t.y, buffer: state.options.tileBufferFraction) ? 1 : 0
     }
 }

@@ -191,6 +191,38 @@ private func ids(_ source: DataSource) -> [FeatureID?] { source.snapshot.feature
         #expect(s.snapshot === before && s.version == 1)
     }
 
+    /// Found in review: the lazy index must not meet data or options it cannot build with.
+    @Test func clusteringRefusesWhatTheIndexCannotBuild() throws {
+        let s = try source([pointJSON("1", 0, 0)], options: #"{"cluster": true}"#)
+        let e = thrown { () throws(MapCoreError) in
+            try s.updateData(try SourceDiff.parse(#"{"add": ["# + pointJSON("2", 1e42, 0) + "]}"))
+        }
+        #expect(e?.code == .invalidArgument && e?.location?.path == "$.add[0].geometry", "\(String(describing: e))")
+        #expect(s.version == 1)
+        #expect(try s.snapshot.requireClusters().inputCount == 1)
+        let radius = thrown { () throws(MapCoreError) in
+            _ = try DataSourceOptions(json: try JSON.parse(#"{"cluster": true, "clusterRadius": 1e308}"#))
+        }
+        #expect(radius?.code == .invalidArgument)
+        #expect(
+            thrown { () throws(MapCoreError) in try s.setOptions(try JSON.parse(#"{"clusterRadius": 1e308}"#)) } != nil)
+    }
+
+    /// Many features sharing one id (a promoteId on a category): linked once per batch, removed
+    /// at once, replaced by an add that keeps the first place.
+    @Test func manyFeaturesShareAnId() throws {
+        let s = try source(
+            (0..<2000).map { pointJSON("null", Double($0 % 90), 0, #"{"kind": "\#($0 % 2 == 0 ? "a" : "b")"}"#) },
+            options: #"{"promoteId": "kind"}"#)
+        #expect(s.snapshot.state.seqs(of: .string("a")).count == 1000)
+        let seqs = s.snapshot.state.seqs(of: .string("b"))
+        #expect(seqs == seqs.sorted() && seqs.count == 1000)
+        try s.updateData(try SourceDiff.parse(#"{"add": ["# + pointJSON("null", 5, 5, #"{"kind": "a"}"#) + "]}"))
+        #expect(s.count == 1001 && s.snapshot.features[0].geometry == .point(5, 5))
+        #expect(try s.remove(id: .string("b")) == 1000)
+        #expect(s.count == 1 && s.snapshot.state.seqs(of: .string("b")).isEmpty)
+    }
+
     @Test func frozenViewsKeepTheirVersionAndRefuseWrites() throws {
         let s = try source([pointJSON("1", 0, 0)])
         let view = s.frozen()
@@ -256,6 +288,13 @@ private func ids(_ source: DataSource) -> [FeatureID?] { source.snapshot.feature
         let clustered = try DataSource(options: try DataSourceOptions(json: try JSON.parse(#"{"cluster": true}"#)))
         try clustered.add(try GeoJSONParser.parse(pointJSON("1", 1, 1)))
         #expect(try clustered.changes(since: 0).all)
+    }
+
+    @Test func writesThatTouchNoTileAreNotLogged() throws {
+        let log = ChangeLog()
+        for v in UInt64(1)...1000 { log.record(version: v, bounds: []) }
+        #expect(log.entryCount == 0)
+        #expect(try log.changes(since: 0, upTo: 1000) == SourceChanges(version: 1000, since: 0, all: false, bounds: []))
     }
 
     @Test func theLogForgetsTheOldestWritesFirst() throws {

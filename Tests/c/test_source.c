@@ -112,6 +112,8 @@ static void test_update_data(void) {
     mc_buf_dispose(&buf);
     CHECK_STATUS(mc_source_update_data(frozen, JS("{\"removeAll\": true}")), MC_E_UNSUPPORTED);
     CHECK_STATUS(mc_source_clear(frozen), MC_E_UNSUPPORTED);
+    /* Refused before fetching anything: a missing file would otherwise be MC_E_IO. */
+    CHECK_STATUS(mc_source_import(frozen, "/nonexistent/file.geojson"), MC_E_UNSUPPORTED);
     mc_source_free(frozen);
     /* Changes since version 1: the feature as it was and as it is. */
     CHECK_STATUS(mc_source_changes(source, 1, 0, &buf), MC_OK);

@@ -170,13 +170,15 @@ MC_API int mc_source_get_tile_mvt(mc_source *source, int z, int x, int y, const 
  * leniently, as MapLibre's GeoJSON source reads them (MC_PARSE_LENIENT, mapcore/geojson.h).
  * An id is a JSON string or number (7 and 7.0 are one id). Removing or updating an id the
  * source does not hold is skipped, as GL JS skips it. With promoteId, an update that changes the
- * promoted property changes the id. The features are checked as mc_source_add checks them
- * (clustering: Points only).
- * Errors: MC_E_PARSE (not JSON), MC_E_INVALID_GEOJSON (a bad feature or geometry; path = its
- * place in the diff, e.g. $.add[2].geometry.coordinates), MC_E_INVALID_ARGUMENT (an unknown
- * member, a feature without id, an update without "id"), MC_E_UNSUPPORTED (a non-point feature
- * with clustering on), MC_E_UNSUPPORTED on a snapshot. Cost: O(k log n) for k changed features
- * in a source of n. */
+ * promoted property changes the id (one that removes it keeps the old id), and an added feature
+ * without the property keeps its own id where GL JS would skip it. The features are checked as
+ * mc_source_add checks them (clustering: Points the index can project).
+ * Errors: MC_E_PARSE (not JSON), MC_E_INVALID_GEOJSON (a bad feature or geometry, or a member
+ * of the wrong JSON shape such as "remove": 5; path = its place in the diff, e.g.
+ * $.add[2].geometry.coordinates), MC_E_INVALID_ARGUMENT (an unknown member, a feature without
+ * id, an update without "id", a longitude too large to cluster), MC_E_UNSUPPORTED (a non-point
+ * feature with clustering on; any write on a snapshot). Cost: O(k log n) for k changed features
+ * in a source of n, plus O(m) for an id that m features share. */
 MC_API int mc_source_update_data(mc_source *source, const char *diff_json, size_t len);
 
 /* The version of the source's current state (of a snapshot: its frozen state). */
@@ -203,8 +205,11 @@ MC_API int mc_source_changes(mc_source *source, uint64_t since, uint32_t flags, 
  * widened by the tile buffer (buffer / 512 of the tile on each side, the geojson-vt buffer the
  * source's tiles are cut with), meet one of mc_source_changes' bounds (also across the
  * antimeridian), or when all tiles changed; else 0. A renderer keeps the version it last
- * loaded tiles at and reloads exactly the tiles this names. z outside 0..24, x or y outside
- * 0..2^z-1: MC_E_INVALID_ARGUMENT. */
+ * loaded tiles at and reloads exactly the tiles this names. On a source being written, each
+ * call answers up to the version current at that moment: take mc_source_snapshot() first and
+ * ask it (tile_changed, get_tile, version) so the answers and the version you keep are one.
+ * z outside 0..24, x or y outside 0..2^z-1, or `since` later than the version:
+ * MC_E_INVALID_ARGUMENT. */
 MC_API int mc_source_tile_changed(mc_source *source, uint64_t since, int z, int x, int y, int *out_changed);
 
 #ifdef __cplusplus

@@ -83,7 +83,7 @@ extension Supercluster {
         for ref in order {
             let i = Int(ref)
             let px = Float(Projection.x(lng: lngLat[2 * i])), py = Float(Projection.y(lat: lngLat[2 * i + 1]))
-            guard px.isFinite, py.isFinite else {
+            guard Supercluster.projectable(px, py) else {
                 throw MapCoreError(
                     .invalidArgument, "Feature \(i) has a longitude too large to project (\(lngLat[2 * i])).")
             }

@@ -105,6 +105,15 @@ public final class Supercluster: Sendable {
     /// Whether a geometry can be clustered: a Point (with its position).
     public static func clusterable(_ g: Geometry) -> Bool { g.type == .point && g.xy.count >= 2 }
 
+    /// Whether a point's projection fits the index's Float coordinates (a longitude beyond about
+    /// 1e41 does not).
+    static func projectable(_ x: Float, _ y: Float) -> Bool { x.isFinite && y.isFinite }
+
+    /// Whether the index can hold this Point: `clusterable` and `projectable`.
+    public static func indexable(_ g: Geometry) -> Bool {
+        clusterable(g) && projectable(Float(Projection.x(lng: g.xy[0])), Float(Projection.y(lat: g.xy[1])))
+    }
+
     /// Indexes bare points, given as interleaved longitude/latitude pairs, without making a
     /// feature for each: `feature(_:)` makes one on demand (a Point, no id, null properties).
     public convenience init(

@@ -66,6 +66,7 @@ public struct DataSourceOptions: Sendable {
                 throw r.unknown(key)
             }
         }
+        try checkClustering()
     }
 
     /// The options as JSON with the SDK names (clusterMaxZoom resolved).
@@ -86,6 +87,18 @@ public struct DataSourceOptions: Sendable {
         o["tileCompatibility"] = .string(tileCompatibility.rawValue)
         o["maxImportBytes"] = .int(Int64(maxImportBytes))
         return .object(o)
+    }
+
+    /// With clustering on, the derived supercluster options must be valid now, so the index a
+    /// query builds later cannot fail on them (a clusterRadius of 1e308 scales to infinity).
+    public func checkClustering() throws(MapCoreError) {
+        guard cluster else { return }
+        do {
+            try superclusterOptions.validate()
+        } catch {
+            throw MapCoreError(
+                .invalidArgument, "data source: clusterRadius \(clusterRadius) is too large to cluster with.")
+        }
     }
 
     public var effectiveClusterMaxZoom: Int {
@@ -146,6 +159,7 @@ public final class DataSource: @unchecked Sendable {
     public let isReadOnly: Bool
 
     public init(options: DataSourceOptions = DataSourceOptions()) throws(MapCoreError) {
+        try options.checkClustering()
         current = SourceSnapshot(options: options, state: SourceState(), version: 0)
         log = ChangeLog()
         isReadOnly = false
@@ -172,16 +186,28 @@ public final class DataSource: @unchecked Sendable {
         try log.changes(since: since, upTo: snapshot.version)
     }
 
-    /// Runs `body` on a copy of the current state and publishes the result as the next version
-    /// when it changed anything; on error nothing changes. Writes are serialised; readers never
-    /// wait for one.
-    @discardableResult
-    private func write<R>(_ body: (inout SourceWrite) throws(MapCoreError) -> R) throws(MapCoreError) -> R {
+    /// What the writes after version `since` changed, up to the version of `state` (a snapshot of
+    /// this source), so an answer and the state it describes are one.
+    public func changes(since: UInt64, upTo state: SourceSnapshot) throws(MapCoreError) -> SourceChanges {
+        try log.changes(since: since, upTo: state.version)
+    }
+
+    /// Throws unless writes are allowed (a frozen view refuses them): callers with costly work
+    /// before a write (an import's fetch) ask first.
+    public func requireWritable() throws(MapCoreError) {
         guard !isReadOnly else {
             throw MapCoreError(
                 .unsupported,
                 "This source is a read-only snapshot (mc_source_snapshot); write to the source it came from.")
         }
+    }
+
+    /// Runs `body` on a copy of the current state and publishes the result as the next version
+    /// when it changed anything; on error nothing changes. Writes are serialised; readers never
+    /// wait for one.
+    @discardableResult
+    private func write<R>(_ body: (inout SourceWrite) throws(MapCoreError) -> R) throws(MapCoreError) -> R {
+        try requireWritable()
         return try writeLock.withLock { () throws(MapCoreError) -> R in
             let base = snapshot
             var w = SourceWrite(state: base.state, options: base.options, nextGeneratedID: nextGeneratedID)

@@ -67,6 +67,9 @@ final class ChangeLog: @unchecked Sendable {
 
     /// Records what the write that made `version` touched (nil: everything).
     func record(version: UInt64, bounds: [BoundingBox]?) {
+        // A write that touched no tile (only filtered-out or unlocated features) adds nothing to
+        // any answer; logging it would grow the log without ever counting toward its bound.
+        if let list = bounds, list.isEmpty { return }
         var b = bounds
         if let list = b, list.count > Self.boundsPerWrite, let first = list.first {
             b = [list.dropFirst().reduce(first) { $0.union($1) }]
@@ -85,6 +88,9 @@ final class ChangeLog: @unchecked Sendable {
             }
         }
     }
+
+    /// Writes held (for tests).
+    var entryCount: Int { lock.withLock { entries.count - head } }
 
     /// What the writes after `since`, up to and including `version`, touched.
     func changes(since: UInt64, upTo version: UInt64) throws(MapCoreError) -> SourceChanges {

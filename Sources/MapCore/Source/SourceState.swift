@@ -56,6 +56,21 @@ struct SourceState: Sendable {
         nextSeq += UInt64(features.count)
     }
 
+    /// Removes every feature with this id but the one with sequence number `kept`; returns them.
+    mutating func removeOthers(withID key: FeatureKey, keeping kept: UInt64) -> [StoredFeature] {
+        let others = seqs(of: key).filter { $0 != kept }
+        guard !others.isEmpty else { return [] }
+        ids[key] = .one(kept)
+        return others.compactMap { store.remove(seq: $0) }
+    }
+
+    /// Removes every feature with this id (the id dropped once); returns them.
+    mutating func removeAll(withID key: FeatureKey) -> [StoredFeature] {
+        let seqs = self.seqs(of: key)
+        ids[key] = nil
+        return seqs.compactMap { store.remove(seq: $0) }
+    }
+
     /// Removes the feature with this sequence number; returns it.
     @discardableResult
     mutating func remove(seq: UInt64) -> StoredFeature? {
@@ -90,16 +105,22 @@ struct SourceState: Sendable {
         try store.forEach(body)
     }
 
+    /// Adds a sequence number under an id; the list stays ascending. An append to a list this
+    /// write already copied happens in place (the slot is emptied first so the list is the only
+    /// reference), so a batch of n features sharing an id costs O(n), not O(n²).
     private mutating func link(_ key: FeatureKey, _ seq: UInt64) {
-        guard let slot = ids[key] else {
+        guard var list = ids[key]?.seqs else {
             ids[key] = .one(seq)
             return
         }
-        var list = slot.seqs
-        // Ascending: a replacement can bring an older feature under this id.
-        let at = list.firstIndex { $0 > seq } ?? list.count
-        list.insert(seq, at: at)
-        ids[key] = IDSlot(list)
+        ids[key] = .one(0)
+        if let last = list.last, last < seq {
+            list.append(seq)  // appended features: the usual case
+        } else {
+            // A replacement can bring an older feature under this id.
+            list.insert(seq, at: list.firstIndex { $0 > seq } ?? list.count)
+        }
+        ids[key] = .many(list)
     }
 
     private mutating func unlink(_ key: FeatureKey, _ seq: UInt64) {

@@ -59,14 +59,20 @@ struct SourceWrite {
         return false
     }
 
-    /// With clustering, a feature passing the filter must be a Point or have no geometry.
+    /// With clustering, a feature passing the filter must be a Point the index can hold, or have
+    /// no geometry: checked here, so the index built later by a query cannot fail on the data.
     func checkClusterable(_ f: Feature, passes: Bool, path: @autoclosure () -> String) throws(MapCoreError) {
-        guard options.cluster, passes, let g = f.geometry, !Supercluster.clusterable(g) else { return }
+        guard options.cluster, passes, let g = f.geometry, !Supercluster.indexable(g) else { return }
+        let location = SourceLocation(offset: -1, line: 0, column: 0, path: path())
+        guard Supercluster.clusterable(g) else {
+            throw MapCoreError(
+                .unsupported,
+                "Clustering only applies to Point features; \(path()) is a \(g.type.name). "
+                    + "Turn clustering off or remove non-point features.",
+                location: location)
+        }
         throw MapCoreError(
-            .unsupported,
-            "Clustering only applies to Point features; \(path()) is a \(g.type.name). "
-                + "Turn clustering off or remove non-point features.",
-            location: SourceLocation(offset: -1, line: 0, column: 0, path: path()))
+            .invalidArgument, "\(path()) has a longitude too large to project (\(g.xy[0])).", location: location)
     }
 
     /// New features made ready to store: ids given (in place; the array is copied only when
@@ -128,11 +134,9 @@ struct SourceWrite {
 
     @discardableResult
     mutating func remove(id: FeatureKey) -> Int {
-        let seqs = state.seqs(of: id)
-        for seq in seqs {
-            if let old = state.remove(seq: seq) { touch(old.feature, passes: old.passes) }
-        }
-        return seqs.count
+        let removed = state.removeAll(withID: id)
+        for old in removed { touch(old.feature, passes: old.passes) }
+        return removed.count
     }
 
     mutating func remove(at index: Int) throws(MapCoreError) {
@@ -179,8 +183,8 @@ struct SourceWrite {
                 continue
             }
             if let old = state.replace(seq: first, with: f, passes: p) { touch(old.feature, passes: old.passes) }
-            for seq in seqs.dropFirst() {
-                if let old = state.remove(seq: seq) { touch(old.feature, passes: old.passes) }
+            for old in state.removeOthers(withID: FeatureKey(id), keeping: first) {
+                touch(old.feature, passes: old.passes)
             }
         }
         for (i, u) in diff.update.enumerated() {
