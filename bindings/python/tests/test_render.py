@@ -174,6 +174,40 @@ def test_clusters_render_as_maplibre_renders_its_clustered_source(pool, bbox):
     assert _differing(a, b) <= MAX_DIFFERING
 
 
+def _live(data, options, diffs):
+    """A source that received `diffs` one by one after `data`, and the GeoJSON it then holds."""
+    source = mapcore.DataSource(**_snake(options))
+    source.add(data)
+    source.cluster_index() if options.get("cluster") else source.tile(0, 0, 0)  # indexes of the first state
+    for diff in diffs:
+        source.update_data(diff)
+    return source, source.to_geojson()
+
+
+@pytest.mark.parametrize("clustered", [False, True])
+def test_a_source_after_live_updates_renders_as_maplibre_renders_the_same_data(pool, clustered):
+    """updateData on a data source (removals, moves, additions, property changes): MapLibre
+    Native draws MapCore's tiles of the updated source as it draws its own GeoJSON source given
+    the data the source then holds, pixel for pixel."""
+    places = {"type": "FeatureCollection",
+              "features": [dict(f, id=i) for i, f in enumerate(LOCATED_PLACES["features"])]}
+    diffs = [
+        {"remove": list(range(0, 40, 2))},
+        {"update": [{"id": i, "newGeometry": {"type": "Point", "coordinates": [150 + i % 20, -30 + i % 15]}}
+                    for i in range(41, 81)]},
+        {"add": [{"type": "Feature", "id": 1000 + i, "properties": {"added": True},
+                  "geometry": {"type": "Point", "coordinates": [-170 + 7 * i, 10 - i]}} for i in range(30)]},
+        {"update": [{"id": 99, "addOrUpdateProperties": [{"key": "scalerank", "value": 0}]}], "remove": [5000]},
+    ]
+    options = {"cluster": True, "clusterRadius": 50} if clustered else {}
+    source, now = _live(places, options, diffs)
+    assert len(now["features"]) == len(places["features"]) - 20 + 30
+    for bbox in [(-180, -80, 180, 80), (100, -50, 180, 10)]:
+        a, b = _render_both(pool, now, ("circle",), bbox, source_options=options, tiles_from=source)
+        assert _drawn(a) > 0.005
+        assert _differing(a, b) <= MAX_DIFFERING
+
+
 MIXED_VIEWS = {
     "holes": (-2, -12, 60, 22),
     "one hole": (3, 3, 10, 10),
