@@ -407,6 +407,24 @@ private let repoRoot = "/" + #filePath.split(separator: "/").dropLast(3).joined(
 
     /// JSON → format → JSON over every expression of the style-spec suite that compiles: the
     /// expression compiled from the round-tripped JSON serializes exactly as the original.
+    /// A key after a subscript or call prints as `base.key`, as the parser reads it, not as
+    /// FUNCTION(base, 'valueForKey:', 'key'), which nests two levels deeper: the format fuzz
+    /// target found a chain that read within the nesting limit and printed past it.
+    @Test func keysAfterSubscriptsPrintAsTheyRead() throws {
+        for (text, printed) in [
+            ("a[0].b", "a[0].b"), ("FUNCTION(x, 'valueForKey:', 'y')", "x.y"), ("(a + b)[1].#size", "(a + b)[1].#size"),
+        ] {
+            let json = try FormatString.json(Array(text.utf8), kind: .expression)
+            let f = try FormatString.format(json: json, kind: .expression)
+            #expect(f.text == printed)
+            #expect(try FormatString.json(Array(f.text.utf8), arguments: f.arguments, kind: .expression) == json)
+        }
+        let deep = "-t - " + String(repeating: "-", count: 18) + "je.e.#e.#sit0e.#e.#e.#sit1e[c].#eBETWEENTWEEN_j"
+        let json = try FormatString.json(Array(deep.utf8), kind: .expression)
+        let f = try FormatString.format(json: json, kind: .expression)
+        #expect(try FormatString.json(Array(f.text.utf8), arguments: f.arguments, kind: .expression) == json)
+    }
+
     @Test func styleSpecExpressionsRoundTrip() throws {
         let text = String(
             decoding: try FileIO.read(path: "\(repoRoot)/Tests/conformance/style-spec-expressions.jsonl"), as: UTF8.self

@@ -508,6 +508,19 @@ struct FormatPrinter {
             text += "]"
             return
         }
+        // `base.key` as the parser reads it after any base (a subscript, a call): the FUNCTION
+        // form nests two levels deeper, so a chain the parser accepted could print past its
+        // nesting limit (found by the format fuzz target).
+        if let operand, name == "valueForKey:", args.count == 1, case .constant(.string(let k)) = args[0] {
+            switch operand {
+            case .keyPath, .evaluatedObject: break  // `a.b` and `SELF.b` read back as key paths
+            default:
+                operandOf(operand, parent: 5, right: false)
+                text += "."
+                key(k)
+                return
+            }
+        }
         if operand == nil, name == "castObject:toType:", args.count == 2 {
             text += "CAST("
             expression(args[0])
