@@ -40,7 +40,8 @@ public final class SourceSnapshot: Sendable {
 
     /// The cluster index over the features passing the filter; nil when the source does not
     /// cluster. Built on the first call for this state (writes checked that every such feature
-    /// is a Point, so the build does not fail on the data).
+    /// is a Point the index can project, and options that the radius scales to a number, so the
+    /// build does not fail on the data).
     public func clusters() throws(MapCoreError) -> Supercluster? {
         guard options.cluster else { return nil }
         return try clusterIndex.get { () throws(MapCoreError) in
