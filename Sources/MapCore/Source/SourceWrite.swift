@@ -16,6 +16,8 @@ struct SourceWrite {
         self.state = state
         self.options = options
         self.nextGeneratedID = nextGeneratedID
+        // A clustered source's writes change every tile (SourceChanges): no bounds to gather.
+        if options.cluster { touched = nil }
     }
 
     // MARK: what a feature becomes in the source
