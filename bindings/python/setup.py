@@ -23,6 +23,8 @@ def built_library():
         return Path(env)
     lib = REPO / ".build" / "release" / "libmapcore.so"
     if not lib.exists() and (REPO / "Package.swift").exists() and shutil.which("swift"):
+        # pip shows this output only with -v (`pip install -v ./bindings/python`); the build takes minutes.
+        print("mapcore: building libmapcore.so with `swift build -c release` (a few minutes)", flush=True)
         subprocess.run(["swift", "build", "-c", "release", "--product", "mapcore"], cwd=REPO, check=True)
     return lib if lib.exists() else None
 
@@ -37,6 +39,8 @@ class BuildWithLibrary(build_py):
         target = Path(self.build_lib) / "mapcore" / "libmapcore.so"
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(lib, target)
+        if shutil.which("strip"):  # symbols are half the file (22 -> 10 MB), as `cmake --install` strips
+            subprocess.run(["strip", "--strip-unneeded", str(target)], check=True)
 
 
 class BinaryDistribution(Distribution):
@@ -46,4 +50,20 @@ class BinaryDistribution(Distribution):
         return True
 
 
-setup(cmdclass={"build_py": BuildWithLibrary}, distclass=BinaryDistribution)
+try:
+    from setuptools.command.bdist_wheel import bdist_wheel
+except ImportError:  # setuptools < 70.1
+    from wheel.bdist_wheel import bdist_wheel
+
+
+class PlatformWheel(bdist_wheel):
+    """py3-none-<platform>: the library is loaded through ctypes, so any Python 3 takes the wheel,
+    but only on the platform the library was built for (`auditwheel repair` then gives the
+    manylinux tag of the glibc it needs; see `make wheel`)."""
+
+    def get_tag(self):
+        _, _, platform = super().get_tag()
+        return "py3", "none", platform
+
+
+setup(cmdclass={"build_py": BuildWithLibrary, "bdist_wheel": PlatformWheel}, distclass=BinaryDistribution)

@@ -1,17 +1,44 @@
-"""Loading libmapcore and the declarations of include/mapcore/common.h: versions, errors, buffers."""
+"""Loading libmapcore and the declarations of include/mapcore/common.h: versions, errors, buffers.
+
+Also the type aliases of the annotations (for type checkers only: they do not exist at run time)."""
+from __future__ import annotations
+
 import ctypes
 import ctypes.util
 import gc
 import json
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterator, TypeVar
+
+if TYPE_CHECKING:
+    from typing import Protocol, Sequence, Union
+
+    from typing_extensions import Buffer
+
+    class SupportsGeoInterface(Protocol):
+        """An object of the geo interface (shapely geometries, GeoPandas frames, mapcore.GeoJSON)."""
+
+        @property
+        def __geo_interface__(self) -> Any: ...
+
+    #: The forms GeoJSON input takes: a dict, JSON text (str or UTF-8 bytes), a path to a file, an
+    #: object with __geo_interface__, or a list/tuple of features (dicts or geo interface objects).
+    GeoJSONLike = Union[dict[str, Any], str, bytes, bytearray, memoryview, "os.PathLike[str]", SupportsGeoInterface,
+                        list[Any], tuple[Any, ...]]
+    #: Bulk positions: (lon, lat[, alt]) sequences, or a buffer of float64 lon/lat pairs (numpy, array('d')).
+    PositionsLike = Union[Sequence[Sequence[float]], Buffer]
+    #: A box (west, south, east, north).
+    BBoxLike = Sequence[float]
+    #: What the library's buffer-filling calls are given: the status-returning call, taking the mc_buf pointer.
+    Fill = Callable[[Any], int]
 
 c_int_p = ctypes.POINTER(ctypes.c_int)
 c_size_p = ctypes.POINTER(ctypes.c_size_t)
 c_double_p = ctypes.POINTER(ctypes.c_double)
 
 
-def _candidates():
+def _candidates() -> Iterator[Path]:
     """Where the library may be, in the order the README documents."""
     env = os.environ.get("MAPCORE_LIBRARY")
     if env:
@@ -27,8 +54,9 @@ def _candidates():
         yield Path(found)
 
 
-def _load():
-    tried = []
+def _load() -> tuple[ctypes.CDLL, str]:
+    """The loaded library and its path, from the first candidate that loads."""
+    tried: list[str] = []
     for path in _candidates():
         if path.is_absolute() and not path.exists():
             tried.append(str(path))
@@ -46,7 +74,8 @@ def _load():
 lib, library_path = _load()
 
 
-def _declare(name, restype, *argtypes):
+def _declare(name: str, restype: Any, *argtypes: Any) -> Any:
+    """Sets the C signature of one library function (ctypes types, so typed Any here) and returns it."""
     fn = getattr(lib, name)
     fn.restype = restype
     fn.argtypes = list(argtypes)
@@ -61,18 +90,22 @@ _declare("mc_abi_version", ctypes.c_int)
 _declare("mc_geos_version", ctypes.c_char_p)
 
 
-def version():
+def version() -> str:
     """The loaded library's version string, e.g. "0.1.0"."""
-    return lib.mc_version().decode()
+    text: bytes = lib.mc_version()
+    return text.decode()
 
 
-def abi_version():
-    return lib.mc_abi_version()
+def abi_version() -> int:
+    """MC_ABI_VERSION of the library loaded: it changes only when the ABI breaks (the soname's number)."""
+    number: int = lib.mc_abi_version()
+    return number
 
 
-def geos_version():
+def geos_version() -> str:
     """Version of the GEOS library MapCore is linked against."""
-    return lib.mc_geos_version().decode()
+    text: bytes = lib.mc_geos_version()
+    return text.decode()
 
 
 # ---- errors ----------------------------------------------------------------------------------
@@ -95,6 +128,14 @@ MC_E_EXPRESSION = -13
 MC_E_EVALUATION = -14
 
 class Error(ctypes.Structure):
+    """mc_error of common.h: the last error the library recorded on this thread."""
+
+    code: int
+    message: bytes | None
+    path: bytes | None
+    offset: int
+    line: int
+    column: int
     _fields_ = [
         ("code", ctypes.c_int),
         ("message", ctypes.c_char_p),
@@ -114,9 +155,11 @@ class MapCoreError(Exception):
     """An error reported by the library: `code` (MC_E_*), `name`, `message`, and for text input
     the JSONPath `path`, byte `offset`, `line` and `column` (None when not applicable)."""
 
-    def __init__(self, code, message, path=None, offset=None, line=None, column=None):
+    def __init__(self, code: int, message: str, path: str | None = None, offset: int | None = None,
+                 line: int | None = None, column: int | None = None) -> None:
         self.code = code
-        self.name = lib.mc_errstr(code).decode()
+        name: bytes = lib.mc_errstr(code)
+        self.name = name.decode()
         self.message = message
         self.path = path
         self.offset = offset
@@ -127,45 +170,49 @@ class MapCoreError(Exception):
 
 
 class InvalidArgumentError(MapCoreError, ValueError):
-    pass
+    """An argument the library refuses (MC_E_INVALID_ARGUMENT): a bad option, a value out of range."""
 
 
 class ParseError(MapCoreError, ValueError):
-    pass
+    """Text that is not valid JSON (MC_E_PARSE: syntax, invalid UTF-8, bad number), located by
+    `line`, `column` and `offset`."""
 
 
 class InvalidGeoJSONError(MapCoreError, ValueError):
-    pass
+    """Valid JSON that is not valid GeoJSON (MC_E_INVALID_GEOJSON: type, nesting, rings); `path` is
+    the JSONPath of the failing member."""
 
 
 class UnsupportedError(MapCoreError, ValueError):
-    pass
+    """Valid input MapCore does not handle (MC_E_UNSUPPORTED), named in the message."""
 
 
 class NotFoundError(MapCoreError, KeyError):
     """No such feature id, cluster id or index."""
 
-    def __str__(self):
+    def __str__(self) -> str:
+        """The message as other exceptions show it (KeyError would show its repr)."""
         return Exception.__str__(self)
 
 
 class MapCoreIOError(MapCoreError, OSError):
     """A file or network operation failed."""
 
-    def __str__(self):
+    def __str__(self) -> str:
+        """The message as MapCoreError shows it (OSError would show its errno form)."""
         return Exception.__str__(self)
 
 
 class BufferTooSmallError(MapCoreError):
-    pass
+    """A caller's buffer too small for the result (MC_E_BUFFER_TOO_SMALL)."""
 
 
 class MisuseError(MapCoreError):
-    pass
+    """A NULL, freed or wrong-kind handle (MC_E_MISUSE), e.g. one used after close()."""
 
 
 class LimitError(MapCoreError, ValueError):
-    pass
+    """Input beyond a limit of the library (MC_E_LIMIT): nesting depth, size."""
 
 
 class ExpressionError(MapCoreError, ValueError):
@@ -177,21 +224,22 @@ class EvaluationError(MapCoreError, ValueError):
 
 
 class TypeMismatchError(MapCoreError, TypeError):
-    pass
+    """A value of the wrong type for an expression (MC_E_TYPE)."""
 
 
-_ERRORS = {MC_E_INVALID_ARGUMENT: InvalidArgumentError, MC_E_PARSE: ParseError,
-           MC_E_INVALID_GEOJSON: InvalidGeoJSONError, MC_E_TYPE: TypeMismatchError, MC_E_NOT_FOUND: NotFoundError,
-           MC_E_UNSUPPORTED: UnsupportedError, MC_E_IO: MapCoreIOError, MC_E_BUFFER_TOO_SMALL: BufferTooSmallError,
-           MC_E_MISUSE: MisuseError, MC_E_LIMIT: LimitError, MC_E_EXPRESSION: ExpressionError,
-           MC_E_EVALUATION: EvaluationError}
+_ERRORS: dict[int, type[MapCoreError]] = {
+    MC_E_INVALID_ARGUMENT: InvalidArgumentError, MC_E_PARSE: ParseError,
+    MC_E_INVALID_GEOJSON: InvalidGeoJSONError, MC_E_TYPE: TypeMismatchError, MC_E_NOT_FOUND: NotFoundError,
+    MC_E_UNSUPPORTED: UnsupportedError, MC_E_IO: MapCoreIOError, MC_E_BUFFER_TOO_SMALL: BufferTooSmallError,
+    MC_E_MISUSE: MisuseError, MC_E_LIMIT: LimitError, MC_E_EXPRESSION: ExpressionError,
+    MC_E_EVALUATION: EvaluationError}
 
 
-def check(status):
+def check(status: int) -> None:
     """Raises the error the library recorded for a failing status."""
     if status == MC_OK:
         return
-    err = lib.mc_last_error().contents
+    err: Error = lib.mc_last_error().contents
     message = (err.message or b"").decode("utf-8", "replace")
     path = (err.path or b"").decode("utf-8", "replace") or None
     located = err.line > 0
@@ -203,13 +251,17 @@ def check(status):
 # ---- buffers ---------------------------------------------------------------------------------
 
 class Buf(ctypes.Structure):
+    """mc_buf of common.h: bytes the library allocated, released with mc_buf_dispose."""
+
+    data: Any  # the address as an int, or None when empty (so ctypes reads a c_void_p)
+    len: int
     _fields_ = [("data", ctypes.c_void_p), ("len", ctypes.c_size_t)]
 
 
 _declare("mc_buf_dispose", None, ctypes.POINTER(Buf))
 
 
-def take_text(fill):
+def take_text(fill: Fill) -> str:
     """Calls `fill(buf)` with a fresh mc_buf and returns its text as str, disposing the buffer."""
     buf = Buf()
     try:
@@ -219,6 +271,7 @@ def take_text(fill):
         lib.mc_buf_dispose(ctypes.byref(buf))
 
 
+_loads: Callable[[bytes | str], Any]
 try:  # orjson, when installed, builds the dicts of large results 1.3x faster than json
     import orjson
 
@@ -227,7 +280,7 @@ except ImportError:  # pragma: no cover - the test environment installs orjson
     _loads = json.loads
 
 
-def loads_json(data):
+def loads_json(data: bytes | str) -> Any:
     """Python values of JSON text the library wrote (bytes or str). Large texts are read with
     the cycle collector paused: building a million feature dicts triggers it again and again,
     which halves the speed, though none of these objects can form a cycle."""
@@ -240,12 +293,12 @@ def loads_json(data):
         gc.enable()
 
 
-def take_json(fill):
+def take_json(fill: Fill) -> Any:
     """Calls `fill(buf)` with a fresh mc_buf and returns its JSON text read as Python values."""
     return loads_json(take_bytes(fill))
 
 
-def take_bytes(fill):
+def take_bytes(fill: Fill) -> bytes:
     """Calls `fill(buf)` with a fresh mc_buf and returns its bytes (binary, e.g. a vector tile)."""
     buf = Buf()
     try:
@@ -258,36 +311,47 @@ def take_bytes(fill):
 # ---- handles ---------------------------------------------------------------------------------
 
 
+_H = TypeVar("_H", bound="Handle")
+
+
 class Handle:
     """Owns one library handle: freed by close(), a with-block, or garbage collection.
     Subclasses name their free function in `_free` (a staticmethod taking the pointer)."""
 
     __slots__ = ("_handle",)
-    _free = None
+    _handle: ctypes.c_void_p
+    _free: ClassVar[Any] = None  # staticmethod(lib.mc_..._free), a ctypes function
 
     @classmethod
-    def _adopt(cls, handle):
+    def _adopt(cls: type[_H], handle: ctypes.c_void_p) -> _H:
         """Wraps a handle the library just returned, without running __init__."""
         obj = cls.__new__(cls)
         obj._handle = handle
         return obj
 
-    def close(self):
+    def close(self) -> None:
+        """Frees the library handle now; closing again does nothing, other calls raise MisuseError."""
         if self._handle:
             type(self)._free(self._handle)
             self._handle = ctypes.c_void_p()
 
-    def __del__(self):
+    def __del__(self) -> None:
         try:
             self.close()
         except Exception:
             pass
 
-    def __enter__(self):
+    def __enter__(self: _H) -> _H:
+        """The handle itself, closed when the with-block ends."""
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
+        """Closes the handle."""
         self.close()
+
+    def __repr__(self) -> str:
+        """<mapcore.Name open> or <mapcore.Name closed>; subclasses show their content."""
+        return f"<mapcore.{type(self).__name__} {'open' if getattr(self, '_handle', None) else 'closed'}>"
 
 
 class Compiled(Handle):
@@ -296,17 +360,18 @@ class Compiled(Handle):
 
     __slots__ = ()
 
-    def to_json(self):
+    def to_json(self) -> Any:
+        """The expression's JSON form (lists, dicts and scalars)."""
         raise NotImplementedError
 
 
-def _json_default(value):
+def _json_default(value: object) -> Any:
     if isinstance(value, Compiled):
         return value.to_json()
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
-def json_bytes(value):
+def json_bytes(value: Any) -> bytes:
     """UTF-8 JSON text of `value` for the library (no NaN; compiled expressions as their JSON)."""
     return json.dumps(value, allow_nan=False, ensure_ascii=False,
                       default=_json_default).encode("utf-8", "surrogatepass")

@@ -1,11 +1,21 @@
 """Point clustering (supercluster): include/mapcore/cluster.h. Data sources are in source.py."""
+from __future__ import annotations
+
 import ctypes
 import json
 import math
+from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 
 from ._lib import (MC_E_BUFFER_TOO_SMALL, Buf, Compiled, Handle, check, lib, loads_json, take_bytes, take_text,
                    _declare, c_double_p, c_int_p, c_size_p)
-from .geojson import as_geojson
+from . import interop
+from .geojson import GeoJSON, as_geojson
+
+if TYPE_CHECKING:
+    from ._lib import BBoxLike, GeoJSONLike
+
+    #: A cluster as the queries take it: its id, its feature dict, or a flat item.
+    ClusterRef = Union[int, Mapping[str, Any], "ClusterItem"]
 
 _p = ctypes.c_void_p
 _pp = ctypes.POINTER(ctypes.c_void_p)
@@ -13,16 +23,19 @@ _bufp = ctypes.POINTER(Buf)
 _bbox_t = ctypes.c_double * 4
 
 
-def cluster_id(cluster):
+def cluster_id(cluster: ClusterRef) -> int:
     """The cluster id of `cluster`: an int, a cluster feature dict as getClusters returns it (the
-    SDKs pass the feature: ``leaves(of: cluster)``), or a flat record with an ``id``."""
-    if isinstance(cluster, dict):
+    SDKs pass the feature: ``leaves(of: cluster)``), a ClusterItem, or an item of a numpy result."""
+    if isinstance(cluster, Mapping):
         props = cluster.get("properties") or {}
         if "cluster_id" not in props:
             raise ValueError("this feature is not a cluster (no properties.cluster_id)")
         return int(props["cluster_id"])
-    if hasattr(cluster, "id") and not isinstance(cluster, (int, float)):
-        return int(cluster.id)
+    if hasattr(cluster, "id") and not isinstance(cluster, (int, float)):  # a ClusterItem
+        return int(getattr(cluster, "id"))
+    names = getattr(getattr(cluster, "dtype", None), "names", None)
+    if names and "id" in names:  # an item of get_clusters_numpy
+        return int(cluster["id"])  # type: ignore[index]
     return int(cluster)
 
 
@@ -31,7 +44,7 @@ class ClusterItem(ctypes.Structure):
     _fields_ = [("id", ctypes.c_int64), ("lng", ctypes.c_double), ("lat", ctypes.c_double),
                 ("point_count", ctypes.c_int64)]
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"ClusterItem(id={self.id}, lng={self.lng}, lat={self.lat}, point_count={self.point_count})"
 
 
@@ -61,17 +74,17 @@ _declare("mc_cluster_index_stats", ctypes.c_int, _p, _bufp)
 
 
 
-def _expression_json(value):
+def _expression_json(value: Any) -> Any:
     """JSON-ready form of an expression given as an Expression object or as plain JSON."""
     if isinstance(value, Compiled):
         return value.to_json()
     return value
 
 
-def _cluster_properties_json(props):
+def _cluster_properties_json(props: Mapping[str, Sequence[Any]] | None) -> dict[str, list[Any]] | None:
     if props is None:
         return None
-    out = {}
+    out: dict[str, list[Any]] = {}
     for name, pair in props.items():
         if not isinstance(pair, (list, tuple)) or len(pair) != 2:
             raise ValueError(f"cluster_properties[{name!r}] must be (operator or reduce expression, map expression)")
@@ -79,18 +92,18 @@ def _cluster_properties_json(props):
     return out
 
 
-def _options_bytes(options):
+def _options_bytes(options: Mapping[str, Any]) -> bytes:
     return json.dumps({k: v for k, v in options.items() if v is not None}, allow_nan=False).encode()
 
 
-def _bbox(bbox):
+def _bbox(bbox: BBoxLike) -> Any:
     values = [float(v) for v in bbox]
     if len(values) != 4:
         raise ValueError("bbox is (west, south, east, north)")
     return _bbox_t(*values)
 
 
-def _leaf_limit(limit):
+def _leaf_limit(limit: float | None) -> int:
     if limit is None or limit == math.inf:
         return _LIMIT_ALL
     if limit < 0:
@@ -98,8 +111,9 @@ def _leaf_limit(limit):
     return int(limit)
 
 
-def _features(text):
-    return loads_json(text)["features"]
+def _features(text: bytes) -> list[dict[str, Any]]:
+    features: list[dict[str, Any]] = loads_json(text)["features"]
+    return features
 
 
 class _Index(Handle):
@@ -107,27 +121,28 @@ class _Index(Handle):
 
     __slots__ = ("_level_items",)
     _free = staticmethod(lib.mc_cluster_index_free)
+    _level_items: dict[int, int] | None
 
-    def _room_for(self, zoom):
+    def _room_for(self, zoom: float) -> int:
         """Items at the level a zoom reads: no bbox holds more, so one call fills the array.
         Untouched room costs address space only (large ctypes arrays are mapped lazily)."""
         levels = getattr(self, "_level_items", None)
         if levels is None:
-            levels = {l["zoom"]: l["items"] for l in self.stats()["levels"]}
+            levels = {level["zoom"]: level["items"] for level in self.stats()["levels"]}
             self._level_items = levels
         if not levels or zoom != zoom:
             return 0
         z = min(max(math.floor(zoom), min(levels)), max(levels)) if math.isfinite(zoom) else \
             (max(levels) if zoom > 0 else min(levels))
-        return levels[z]
+        return int(levels[z])
 
-    def get_clusters(self, bbox, zoom):
+    def get_clusters(self, bbox: BBoxLike, zoom: float) -> list[dict[str, Any]]:
         """Clusters and points in bbox = (west, south, east, north) at zoom, as GeoJSON dicts."""
         b = _bbox(bbox)
         return _features(
             take_bytes(lambda buf: lib.mc_cluster_index_get_clusters(self._handle, b, float(zoom), 0, buf)))
 
-    def get_clusters_flat(self, bbox, zoom, out=None):
+    def get_clusters_flat(self, bbox: BBoxLike, zoom: float, out: Any = None) -> Any:
         """As get_clusters, as a ctypes array of ClusterItem (id, lng, lat, point_count).
         `out`, a ctypes array of ClusterItem, is filled instead of a new array when it is large
         enough (a renderer's reused buffer: fresh memory costs page faults); the result is then
@@ -143,17 +158,47 @@ class _Index(Handle):
         check(status)
         return (ClusterItem * count.value).from_buffer(room)
 
-    def get_tile(self, z, x, y):
-        """supercluster's getTile: {"features": [...]} in tile pixels, or None when empty."""
-        return json.loads(take_text(
-            lambda buf: lib.mc_cluster_index_get_tile(self._handle, int(z), int(x), int(y), 0, buf)))
+    def get_clusters_numpy(self, bbox: BBoxLike, zoom: float) -> Any:
+        """As get_clusters_flat, as a numpy structured array (fields id, lng, lat, point_count;
+        point_count 1 for a point, whose id is its input index), without building a dict."""
+        return interop.cluster_items_numpy(self.get_clusters_flat(bbox, zoom))
 
-    def get_children(self, cluster):
+    def get_clusters_arrow(self, bbox: BBoxLike, zoom: float) -> Any:
+        """As get_clusters_flat, as a pyarrow Table: id, point_count, cluster, and a GeoArrow
+        ``geoarrow.point`` geometry column (interleaved longitude/latitude)."""
+        return interop.cluster_items_arrow(self.get_clusters_flat(bbox, zoom))
+
+    def get_leaves_flat(self, cluster: ClusterRef, limit: float | None = 10, offset: int = 0) -> Any:
+        """As get_leaves, as a ctypes array of ClusterItem (id: the point's input index)."""
+        cid = cluster_id(cluster)
+        page = Page(int(offset), _leaf_limit(limit))
+        count = ctypes.c_size_t()
+        room = (ClusterItem * 0)()
+        for _ in range(2):  # the first call tells the count when the room is too small
+            status = lib.mc_cluster_index_get_leaves_flat(self._handle, cid, ctypes.byref(page), room, len(room),
+                                                          ctypes.byref(count))
+            if status != MC_E_BUFFER_TOO_SMALL:
+                break
+            room = (ClusterItem * count.value)()
+        check(status)
+        return (ClusterItem * count.value).from_buffer(room)
+
+    def get_leaves_numpy(self, cluster: ClusterRef, limit: float | None = 10, offset: int = 0) -> Any:
+        """As get_leaves_flat, as a numpy structured array (fields id, lng, lat, point_count)."""
+        return interop.cluster_items_numpy(self.get_leaves_flat(cluster, limit, offset))
+
+    def get_tile(self, z: int, x: int, y: int) -> dict[str, Any] | None:
+        """supercluster's getTile: {"features": [...]} in tile pixels, or None when empty."""
+        tile: dict[str, Any] | None = json.loads(take_text(
+            lambda buf: lib.mc_cluster_index_get_tile(self._handle, int(z), int(x), int(y), 0, buf)))
+        return tile
+
+    def get_children(self, cluster: ClusterRef) -> list[dict[str, Any]]:
         """The cluster's children one zoom in (`cluster`: an id, or the cluster feature)."""
         cid = cluster_id(cluster)
         return _features(take_bytes(lambda buf: lib.mc_cluster_index_get_children(self._handle, cid, 0, buf)))
 
-    def get_leaves(self, cluster, limit=10, offset=0):
+    def get_leaves(self, cluster: ClusterRef, limit: float | None = 10, offset: int = 0) -> list[dict[str, Any]]:
         """Up to `limit` points of the cluster after skipping `offset` (limit=math.inf: all), in
         supercluster's order of arguments (getLeaves(clusterId, limit, offset))."""
         cid = cluster_id(cluster)
@@ -161,19 +206,33 @@ class _Index(Handle):
         return _features(take_bytes(
             lambda buf: lib.mc_cluster_index_get_leaves(self._handle, cid, ctypes.byref(page), 0, buf)))
 
-    def get_cluster_expansion_zoom(self, cluster):
+    def get_cluster_expansion_zoom(self, cluster: ClusterRef) -> int:
+        """The zoom at which the cluster breaks apart (supercluster's getClusterExpansionZoom)."""
         out = ctypes.c_int()
         check(lib.mc_cluster_index_get_expansion_zoom(self._handle, cluster_id(cluster), ctypes.byref(out)))
         return out.value
 
-    def get_cluster_hull(self, cluster):
+    def get_cluster_hull(self, cluster: ClusterRef) -> dict[str, Any]:
         """Convex hull of the cluster's points as a GeoJSON geometry dict."""
         cid = cluster_id(cluster)
-        return json.loads(take_text(lambda buf: lib.mc_cluster_index_get_cluster_hull(self._handle, cid, buf)))
+        hull: dict[str, Any] = json.loads(
+            take_text(lambda buf: lib.mc_cluster_index_get_cluster_hull(self._handle, cid, buf)))
+        return hull
 
-    def stats(self):
+    def __repr__(self) -> str:
+        """<mapcore.Supercluster 1,000 points, 412 clusters at zoom 0 to 17>, or ... closed>."""
+        if not self._handle:
+            return f"<mapcore.{type(self).__name__} closed>"
+        stats = self.stats()
+        levels = stats["levels"]
+        clusters = sum(level["clusters"] for level in levels)
+        zooms = f" at zoom {levels[0]['zoom']} to {levels[-1]['zoom']}" if levels else ""
+        return f"<mapcore.{type(self).__name__} {stats['points']:,} points, {clusters:,} clusters{zooms}>"
+
+    def stats(self) -> dict[str, Any]:
         """Items and clusters per zoom level, input size and index bytes."""
-        return json.loads(take_text(lambda buf: lib.mc_cluster_index_stats(self._handle, buf)))
+        stats: dict[str, Any] = json.loads(take_text(lambda buf: lib.mc_cluster_index_stats(self._handle, buf)))
+        return stats
 
 
 class Supercluster(_Index):
@@ -181,8 +240,10 @@ class Supercluster(_Index):
 
     __slots__ = ()
 
-    def __init__(self, radius=None, extent=None, min_zoom=None, max_zoom=None, min_points=None, node_size=None,
-                 generate_id=None, cluster_properties=None):
+    def __init__(self, radius: float | None = None, extent: float | None = None, min_zoom: int | None = None,
+                 max_zoom: int | None = None, min_points: int | None = None, node_size: int | None = None,
+                 generate_id: bool | None = None,
+                 cluster_properties: Mapping[str, Sequence[Any]] | None = None) -> None:
         # Only what the caller set is sent: the defaults live in the library (cluster.h).
         options = _options_bytes({
             "radius": radius, "extent": extent, "minZoom": min_zoom, "maxZoom": max_zoom, "minPoints": min_points,
@@ -193,9 +254,14 @@ class Supercluster(_Index):
         check(lib.mc_cluster_index_new(options, len(options), ctypes.byref(handle)))
         self._handle = handle
 
-    def load(self, features):
+    def load(self, features: GeoJSONLike | GeoJSON | Any) -> Supercluster:
         """Indexes GeoJSON point features (a list of dicts, a FeatureCollection as dict/str/bytes,
-        or a mapcore.GeoJSON), replacing the previous content. Returns self."""
+        a mapcore.GeoJSON, or any form mapcore.GeoJSON takes), replacing the previous content.
+        Bulk points (a pyarrow/GeoArrow point array, a GeoSeries of Points, a numpy array of
+        shape (n, 2)) go the way of load_points, without GeoJSON. Returns self."""
+        points = interop.points_array(features)
+        if points is not None:
+            return self.load_points(points)
         if isinstance(features, (list, tuple)):
             features = {"type": "FeatureCollection", "features": list(features)}
         data = as_geojson(features)  # keeps the handle alive through the call
@@ -203,9 +269,13 @@ class Supercluster(_Index):
         self._level_items = None
         return self
 
-    def load_points(self, lnglat):
+    def load_points(self, lnglat: Any) -> Supercluster:
         """Indexes bare points from a flat sequence or buffer of lng, lat doubles (e.g. a numpy
-        float64 array of shape (n, 2)). Returns self."""
+        float64 array of shape (n, 2)), or from a pyarrow/GeoArrow point array, a GeoSeries or a
+        numpy array of shapely Points. Returns self."""
+        points = interop.points_array(lnglat)
+        if points is not None:
+            lnglat = points
         try:
             view = memoryview(lnglat)
         except TypeError:

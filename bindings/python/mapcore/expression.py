@@ -1,15 +1,23 @@
 """Style expressions and filters: include/mapcore/expression.h; and Predicate, a filter compiled
 from an NSPredicate format string (include/mapcore/format.h, whose conversions are in format.py)."""
+from __future__ import annotations
+
 import ctypes
 import json
+from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Literal, Sequence, TypeVar, overload
 
 from ._lib import (MC_E_BUFFER_TOO_SMALL, MC_E_EVALUATION, MC_OK, Buf, Compiled, EvaluationError, check, lib, take_text,
                    _declare, json_bytes)
 from .format import EXPRESSION, PREDICATE, Format, compile_format, format_from_json, format_to_json
 from .geojson import GeoJSON, to_bytes
 
+if TYPE_CHECKING:
+    from ._lib import GeoJSONLike
+
 
 class EvalContext(ctypes.Structure):
+    """mc_eval_context of expression.h: zoom, feature state and the other inputs of an evaluation."""
+
     _fields_ = [
         ("version", ctypes.c_int),
         ("has_zoom", ctypes.c_int), ("zoom", ctypes.c_double),
@@ -49,12 +57,14 @@ _declare("mc_expression_flags", ctypes.c_int, _vp, ctypes.POINTER(ctypes.c_uint)
 FEATURE_CONSTANT, ZOOM_CONSTANT, STATE_CONSTANT = 1, 2, 4
 
 
-def _context(zoom=None, heatmap_density=None, line_progress=None, elevation=None, feature_state=None,
-             global_state=None, available_images=None, accumulated=None, canonical=None):
+def _context(zoom: float | None = None, heatmap_density: float | None = None, line_progress: float | None = None,
+             elevation: float | None = None, feature_state: Any = None, global_state: Any = None,
+             available_images: Any = None, accumulated: Any = None,
+             canonical: tuple[int, int, int] | None = None) -> tuple[EvalContext, list[bytes]]:
     """An mc_eval_context plus the byte strings it points into (kept alive by the caller)."""
     ctx = EvalContext()
     ctx.version = 1
-    keep = []
+    keep: list[bytes] = []
     for name, value in (("zoom", zoom), ("heatmap_density", heatmap_density), ("line_progress", line_progress),
                         ("elevation", elevation)):
         if value is not None:
@@ -73,13 +83,16 @@ def _context(zoom=None, heatmap_density=None, line_progress=None, elevation=None
     return ctx, keep
 
 
-def _features_handle(features):
+def _features_handle(features: GeoJSONLike) -> GeoJSON:
     """A GeoJSON handle for a GeoJSON object, a FeatureCollection dict, or a list of features."""
     if isinstance(features, GeoJSON):
         return features
     if isinstance(features, (list, tuple)):
         features = {"type": "FeatureCollection", "features": list(features)}
     return GeoJSON(features)
+
+
+_E = TypeVar("_E", bound="Expression")
 
 
 class Expression(Compiled):
@@ -94,10 +107,12 @@ class Expression(Compiled):
     decides coercion (e.g. "color"), its "property-type"/"expression" which inputs are allowed."""
 
     __slots__ = ("_source", "_spec")
+    _source: Any  # the JSON compiled, or (format string, arguments) for a format string
+    _spec: dict[str, Any] | None
     _free = staticmethod(lib.mc_expression_free)
-    _kind = EXPRESSION
+    _kind: ClassVar[int] = EXPRESSION
 
-    def __init__(self, expr, property_spec=None):
+    def __init__(self, expr: Any, property_spec: dict[str, Any] | None = None) -> None:
         data = json_bytes(expr)
         spec = json_bytes(property_spec) if property_spec is not None else None
         handle = ctypes.c_void_p()
@@ -106,18 +121,19 @@ class Expression(Compiled):
         self._source = json.loads(data)
         self._spec = property_spec
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         """Pickled as what it was compiled from (JSON, or a format string and its arguments)."""
         if isinstance(self._source, tuple):
             return (_unpickle_format, (type(self), self._source[0], self._source[1], self._spec))
         return (type(self), (self._source, self._spec))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
+        """<mapcore.Expression JSON> (the first 80 characters of the JSON), or <mapcore.Expression closed>."""
         return f"<mapcore.{type(self).__name__} {json.dumps(self.to_json())[:80]}>" if self._handle else \
             f"<mapcore.{type(self).__name__} closed>"
 
     @classmethod
-    def from_format(cls, format, *args, property_spec=None):
+    def from_format(cls: type[_E], format: str, *args: Any, property_spec: dict[str, Any] | None = None) -> _E:
         """Compiles an NSExpression format string of the iOS SDKs, e.g.
         `Expression.from_format("MGL_MATCH(x, 0, 'zero', 'default')")`. `args` fill the `%@` and
         `%K` placeholders: JSON-able values (dicts are stops or GeoJSON shapes) or Expression
@@ -125,7 +141,8 @@ class Expression(Compiled):
         return cls._from_format(format, args, property_spec)
 
     @classmethod
-    def _from_format(cls, format, args, property_spec=None):
+    def _from_format(cls: type[_E], format: str, args: Sequence[Any],
+                     property_spec: dict[str, Any] | None = None) -> _E:
         handle, source = compile_format(cls._kind, format, args, property_spec)
         obj = cls._adopt(handle)
         obj._source = source
@@ -133,7 +150,7 @@ class Expression(Compiled):
         return obj
 
 
-    def evaluate(self, feature=None, zoom=None, **context):
+    def evaluate(self, feature: GeoJSONLike | None = None, zoom: float | None = None, **context: Any) -> Any:
         """The value for one feature (a GeoJSON Feature or geometry as dict/str, or None).
         Context keywords: heatmap_density, line_progress, elevation, feature_state,
         global_state, available_images, accumulated, canonical=(z, x, y).
@@ -144,7 +161,24 @@ class Expression(Compiled):
                                                                 ctypes.byref(ctx), buf))
         return json.loads(text)
 
-    def evaluate_many(self, features, zoom=None, kind=None, **context):
+    @overload
+    def evaluate_many(self, features: GeoJSONLike, zoom: float | None = None, *, kind: Literal["number"],
+                      **context: Any) -> list[float | None]: ...
+
+    @overload
+    def evaluate_many(self, features: GeoJSONLike, zoom: float | None = None, *, kind: Literal["color"],
+                      **context: Any) -> list[tuple[float, float, float, float] | None]: ...
+
+    @overload
+    def evaluate_many(self, features: GeoJSONLike, zoom: float | None = None, *, kind: Literal["boolean"],
+                      **context: Any) -> list[bool | None]: ...
+
+    @overload
+    def evaluate_many(self, features: GeoJSONLike, zoom: float | None = None, kind: str | None = None,
+                      **context: Any) -> list[Any]: ...
+
+    def evaluate_many(self, features: GeoJSONLike, zoom: float | None = None, kind: str | None = None,
+                      **context: Any) -> list[Any]:
         """Values for many features at once (a list of features, a FeatureCollection dict or a
         mapcore.GeoJSON). `kind` is "number", "color" or "boolean" (default: from the
         expression's type). Returns a list: floats, (r, g, b, a) premultiplied tuples, or bools;
@@ -163,7 +197,7 @@ class Expression(Compiled):
         n = count.value
         errors = (ctypes.c_uint8 * max(n, 1))()
         if kind == "number":
-            out = (ctypes.c_double * max(n, 1))()
+            out: ctypes.Array[Any] = (ctypes.c_double * max(n, 1))()
             check(fn(self._handle, collection.handle, ctypes.byref(ctx), out, errors, n, ctypes.byref(count)))
             return [None if errors[i] else out[i] for i in range(n)]
         if kind == "color":
@@ -174,32 +208,34 @@ class Expression(Compiled):
         check(fn(self._handle, collection.handle, ctypes.byref(ctx), out, errors, n, ctypes.byref(count)))
         return [None if errors[i] else bool(out[i]) for i in range(n)]
 
-    def _flags(self):
+    def _flags(self) -> int:
         flags = ctypes.c_uint()
         check(lib.mc_expression_flags(self._handle, ctypes.byref(flags)))
         return flags.value
 
     @property
-    def type(self):
+    def type(self) -> str:
         """The result type in the style spec's spelling: "number", "color", "array<number, 2>"…"""
         return take_text(lambda buf: lib.mc_expression_type(self._handle, buf))
 
     @property
-    def is_feature_constant(self):
+    def is_feature_constant(self) -> bool:
+        """Whether the value is the same for every feature (no "get", "geometry-type", "id"…)."""
         return bool(self._flags() & FEATURE_CONSTANT)
 
     @property
-    def is_zoom_constant(self):
+    def is_zoom_constant(self) -> bool:
+        """Whether the value is the same at every zoom (no "zoom" expression)."""
         return bool(self._flags() & ZOOM_CONSTANT)
 
-    def to_json(self):
+    def to_json(self) -> Any:
         """The expression as JSON data: for format strings, the SDK's conversion; otherwise the
         compiled form (constants folded, legacy forms converted)."""
         if isinstance(self._source, tuple):
             return format_to_json(self._source[0], *self._source[1], kind=self._kind)
         return json.loads(take_text(lambda buf: lib.mc_expression_serialize(self._handle, buf)))
 
-    def to_format(self):
+    def to_format(self) -> Format:
         """The expression as an NSExpression/NSPredicate format string: a str whose `.args` holds
         the values of its `%@`/`%K` placeholders (often none)."""
         if isinstance(self._source, tuple):
@@ -215,7 +251,7 @@ class Filter(Expression):
     __slots__ = ()
     _kind = PREDICATE
 
-    def __init__(self, expr):
+    def __init__(self, expr: Any) -> None:
         data = json_bytes(expr)
         handle = ctypes.c_void_p()
         check(lib.mc_filter_compile(data, len(data), ctypes.byref(handle)))
@@ -223,12 +259,14 @@ class Filter(Expression):
         self._source = json.loads(data)
         self._spec = None
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as what it was compiled from (JSON, or a format string and its arguments)."""
         if isinstance(self._source, tuple):
             return (_unpickle_format, (type(self), self._source[0], self._source[1], None))
         return (type(self), (self._source,))
 
-    def matches(self, feature, zoom=None, *, strict=False, **context):
+    def matches(self, feature: GeoJSONLike | None, zoom: float | None = None, *, strict: bool = False,
+                **context: Any) -> bool:
         """Whether one feature passes. A feature whose evaluation fails does not pass, as in
         MapLibre and in filter(); strict=True raises EvaluationError instead."""
         data = to_bytes(feature) if feature is not None else None
@@ -241,16 +279,15 @@ class Filter(Expression):
         check(status)
         return bool(out.value)
 
-    def filter(self, features, zoom=None, *, strict=False, **context):
+    def filter(self, features: Iterable[dict[str, Any]] | dict[str, Any], zoom: float | None = None, *,
+               strict: bool = False, **context: Any) -> list[dict[str, Any]]:
         """The features (dicts) that pass, in order; features whose evaluation fails do not pass
         (strict=True raises EvaluationError naming the first one instead)."""
-        if isinstance(features, dict):
-            features = features.get("features", [])
-        features = list(features)
-        flags = self.evaluate_many(features, zoom=zoom, kind="boolean", **context)
+        rows: list[dict[str, Any]] = list(features.get("features", []) if isinstance(features, dict) else features)
+        flags = self.evaluate_many(rows, zoom=zoom, kind="boolean", **context)
         if strict and None in flags:
             raise EvaluationError(MC_E_EVALUATION, f"the filter fails on feature {flags.index(None)}")
-        return [f for f, keep in zip(features, flags) if keep]
+        return [f for f, keep in zip(rows, flags) if keep]
 
 
 class Predicate(Filter):
@@ -266,12 +303,13 @@ class Predicate(Filter):
 
     __slots__ = ()
 
-    def __init__(self, format, *args):
+    def __init__(self, format: str, *args: Any) -> None:
         self._handle, self._source = compile_format(PREDICATE, format, args)
         self._spec = None
 
 
-def _unpickle_format(cls, format, args, property_spec):
+def _unpickle_format(cls: type[Expression], format: str, args: Sequence[Any],
+                     property_spec: dict[str, Any] | None) -> Expression:
     """An expression or filter compiled again from its format string (for pickle)."""
     if issubclass(cls, Predicate):
         return cls(format, *args)

@@ -1,10 +1,16 @@
 """GeoJSON cut into vector tiles as geojson-vt 4.0.2 cuts it: include/mapcore/tile.h."""
+from __future__ import annotations
+
 import ctypes
 import json
+from typing import TYPE_CHECKING, Any
 
 from ._lib import Buf, Handle, check, lib, take_bytes, take_json, take_text, _declare
 from .cluster import _options_bytes
 from .geojson import as_geojson
+
+if TYPE_CHECKING:
+    from ._lib import GeoJSONLike
 
 _p = ctypes.c_void_p
 _pp = ctypes.POINTER(ctypes.c_void_p)
@@ -26,10 +32,11 @@ class GeoJSONVT(Handle):
     __slots__ = ()
     _free = staticmethod(lib.mc_tile_index_free)
 
-    def __init__(self, data, *, max_zoom=None, index_max_zoom=None, index_max_points=None, tolerance=None,
-                 extent=None, buffer=None, line_metrics=None, promote_id=None, generate_id=None,
-                 compatibility=None):
-        def flag(v):
+    def __init__(self, data: GeoJSONLike, *, max_zoom: int | None = None, index_max_zoom: int | None = None,
+                 index_max_points: int | None = None, tolerance: float | None = None, extent: float | None = None,
+                 buffer: float | None = None, line_metrics: bool | None = None, promote_id: str | None = None,
+                 generate_id: bool | None = None, compatibility: str | None = None) -> None:
+        def flag(v: object) -> bool | None:
             return None if v is None else bool(v)
         options = _options_bytes({
             "maxZoom": max_zoom, "indexMaxZoom": index_max_zoom, "indexMaxPoints": index_max_points,
@@ -41,21 +48,33 @@ class GeoJSONVT(Handle):
         check(lib.mc_tile_index_new(doc._handle, options, len(options), ctypes.byref(handle)))
         self._handle = handle
 
-    def get_tile(self, z, x, y):
+    def get_tile(self, z: int, x: int, y: int) -> dict[str, Any] | None:
         """geojson-vt's tile object as a dict ({"features": [...]}, geometry in tile coordinates),
         or None where geojson-vt gives no tile. z/x/y outside the grid: InvalidArgumentError."""
-        return take_json(lambda buf: lib.mc_tile_index_get_tile(self._handle, z, x, y, 0, buf))
+        tile: dict[str, Any] | None = take_json(lambda buf: lib.mc_tile_index_get_tile(self._handle, z, x, y, 0, buf))
+        return tile
 
-    def get_tile_mvt(self, z, x, y, layer="geojson"):
+    def get_tile_mvt(self, z: int, x: int, y: int, layer: str = "geojson") -> bytes | None:
         """The tile as Mapbox Vector Tile bytes with one layer, or None for an empty tile."""
         data = take_bytes(lambda buf: lib.mc_tile_index_get_tile_mvt(self._handle, z, x, y, layer.encode(), buf))
         return data or None
 
-    def stats(self):
+    def stats(self) -> dict[str, Any]:
         """{"total": tiles made so far, "options": effective options, "indexedTiles": [[z, x, y], ...]}."""
-        return json.loads(take_text(lambda buf: lib.mc_tile_index_stats(self._handle, 0, buf)))
+        stats: dict[str, Any] = json.loads(take_text(lambda buf: lib.mc_tile_index_stats(self._handle, 0, buf)))
+        return stats
 
     @property
-    def total(self):
+    def total(self) -> int:
         """Number of tiles made so far (geojson-vt's `total`)."""
-        return self.stats()["total"]
+        total: int = self.stats()["total"]
+        return total
+
+    def __repr__(self) -> str:
+        """<mapcore.GeoJSONVT geojson-vt, max_zoom 14: 5 tiles made>, or <mapcore.GeoJSONVT closed>."""
+        if not self._handle:
+            return "<mapcore.GeoJSONVT closed>"
+        stats = self.stats()
+        options, total = stats["options"], stats["total"]
+        return (f"<mapcore.GeoJSONVT {options['compatibility']}, max_zoom {options['maxZoom']}: "
+                f"{total} tile{'' if total == 1 else 's'} made>")

@@ -1,10 +1,18 @@
 """Vector tile sources, tile URLs, tile cover and the camera fit: include/mapcore/tilesource.h."""
+from __future__ import annotations
+
 import ctypes
 import json
+import os
+from typing import TYPE_CHECKING, Any, Literal, Sequence
 
 from ._lib import Buf, Handle, check, lib, take_bytes, take_json, take_text, _declare
 from .cluster import _bbox, _expression_json, _options_bytes
 from .expression import Predicate
+
+if TYPE_CHECKING:
+    from ._lib import BBoxLike, GeoJSONLike
+    from .source import DataSource
 
 _p = ctypes.c_void_p
 _pp = ctypes.POINTER(ctypes.c_void_p)
@@ -29,11 +37,11 @@ _declare("mc_tile_cover", _int, _d4, _int, _bufp)
 _declare("mc_camera_fit", _int, _d4, ctypes.c_double, ctypes.c_double, _d4, ctypes.c_double, ctypes.c_double, _d4)
 
 
-def _layer(source_layer):
+def _layer(source_layer: str | None) -> bytes | None:
     return None if source_layer is None else source_layer.encode("utf-8")
 
 
-def _filter_bytes(filter):
+def _filter_bytes(filter: Any) -> bytes | None:
     """A filter as JSON text: a Filter/Predicate/Expression, JSON data, or an NSPredicate format string."""
     if filter is None:
         return None
@@ -51,8 +59,10 @@ class VectorTileSource(Handle):
     __slots__ = ()
     _free = staticmethod(lib.mc_tile_source_free)
 
-    def __init__(self, tiles=None, *, url=None, minzoom=None, maxzoom=None, bounds=None, scheme=None,
-                 tile_size=None, attribution=None, encoding=None, promote_id=None):
+    def __init__(self, tiles: str | Sequence[str] | None = None, *, url: str | os.PathLike[str] | None = None,
+                 minzoom: int | None = None, maxzoom: int | None = None, bounds: BBoxLike | None = None,
+                 scheme: Literal["xyz", "tms"] | None = None, tile_size: int | None = None,
+                 attribution: str | None = None, encoding: str | None = None, promote_id: str | None = None) -> None:
         if isinstance(tiles, str):
             tiles = [tiles]
         options = _options_bytes({
@@ -65,53 +75,75 @@ class VectorTileSource(Handle):
         check(lib.mc_tile_source_new(options, len(options), ctypes.byref(handle)))
         self._handle = handle
 
-    def info(self):
+    def info(self) -> dict[str, Any]:
         """{"options": effective options, "tilejson": the TileJSON or archive metadata, or None}."""
-        return json.loads(take_text(lambda buf: lib.mc_tile_source_info(self._handle, 0, buf)))
+        info: dict[str, Any] = json.loads(take_text(lambda buf: lib.mc_tile_source_info(self._handle, 0, buf)))
+        return info
 
     @property
-    def options(self):
-        return self.info()["options"]
+    def options(self) -> dict[str, Any]:
+        """The effective options, with the style spec's names ("tiles", "minzoom", "tileSize"…)."""
+        options: dict[str, Any] = self.info()["options"]
+        return options
 
     @property
-    def tilejson(self):
-        return self.info()["tilejson"]
+    def tilejson(self) -> dict[str, Any] | None:
+        """The TileJSON document or the archive's metadata as TileJSON, or None (tile templates only)."""
+        tilejson: dict[str, Any] | None = self.info()["tilejson"]
+        return tilejson
 
-    def tile_url(self, z, x, y, ratio=1):
+    def __repr__(self) -> str:
+        """<mapcore.VectorTileSource URL or first template, zoom 0-14>, or <mapcore.VectorTileSource closed>."""
+        if not self._handle:
+            return "<mapcore.VectorTileSource closed>"
+        options = self.options
+        tiles = options["tiles"] or []
+        where = options["url"] or (tiles[0] if tiles else "no tiles")
+        if not options["url"] and len(tiles) > 1:
+            where += f" (+{len(tiles) - 1} more)"
+        return f"<mapcore.VectorTileSource {where}, zoom {options['minzoom']}-{options['maxzoom']}>"
+
+    def tile_url(self, z: int, x: int, y: int, ratio: float = 1) -> str:
         """The URL of tile z/x/y (`ratio` > 1 makes {ratio} "@2x")."""
         return take_text(lambda buf: lib.mc_tile_source_url(self._handle, z, x, y, float(ratio), buf))
 
-    def cover(self, bbox, zoom):
+    def cover(self, bbox: BBoxLike, zoom: float) -> list[tuple[int, int, int, int]]:
         """The tiles a map at `zoom` showing bbox (west, south, east, north) loads, closest to the
         centre first, as (z, x, y, overscaled_z) tuples."""
         box = _bbox(bbox)
         text = take_text(lambda buf: lib.mc_tile_source_cover(self._handle, box, float(zoom), buf))
         return [tuple(t) for t in json.loads(text)]
 
-    def fetch(self, z, x, y, *, raw=False):
+    def fetch(self, z: int, x: int, y: int, *, raw: bool = False) -> bytes | None:
         """The tile's bytes (inflated unless `raw`), or None when there is no tile."""
         flags = MC_FETCH_RAW if raw else 0
         return take_bytes(lambda buf: lib.mc_tile_source_fetch(self._handle, z, x, y, flags, buf)) or None
 
-    def features(self, z, x, y, source_layer=None, *, geographic=True):
+    def features(self, z: int, x: int, y: int, source_layer: str | None = None, *,
+                 geographic: bool = True) -> list[dict[str, Any]]:
         """The tile's features (a list of GeoJSON feature dicts with "sourceLayer"), of one layer
         or all, in longitude/latitude (or tile coordinates with geographic=False)."""
         flags = MC_MVT_LNGLAT if geographic else 0
         layer = _layer(source_layer)
-        return take_json(lambda buf: lib.mc_tile_source_features(self._handle, z, x, y, layer, flags, buf))["features"]
+        features: list[dict[str, Any]] = take_json(
+            lambda buf: lib.mc_tile_source_features(self._handle, z, x, y, layer, flags, buf))["features"]
+        return features
 
-    def query(self, bbox, zoom, source_layer=None, filter=None):
+    def query(self, bbox: BBoxLike, zoom: float, source_layer: str | None = None,
+              filter: Any = None) -> list[dict[str, Any]]:
         """MapLibre's querySourceFeatures: the features of the tiles covering bbox at zoom that
         `filter` keeps (a Filter, JSON filter, or NSPredicate format string), each id once."""
         box = _bbox(bbox)
         layer = _layer(source_layer)
         data = _filter_bytes(filter)
         n = 0 if data is None else len(data)
-        return take_json(
+        features: list[dict[str, Any]] = take_json(
             lambda buf: lib.mc_tile_source_query(self._handle, box, float(zoom), layer, data, n, 0, buf))["features"]
+        return features
 
 
-def tile_url(template, z, x, y, *, scheme="xyz", ratio=1):
+def tile_url(template: str, z: int, x: int, y: int, *, scheme: Literal["xyz", "tms"] = "xyz",
+             ratio: float = 1) -> str:
     """A tile URL template expanded as MapLibre Native expands it (every placeholder)."""
     data = template.encode("utf-8")
     if scheme not in ("xyz", "tms"):
@@ -120,13 +152,14 @@ def tile_url(template, z, x, y, *, scheme="xyz", ratio=1):
     return take_text(lambda buf: lib.mc_tile_url_expand(data, len(data), z, x, y, tms, float(ratio), buf))
 
 
-def tile_cover(bbox, zoom):
+def tile_cover(bbox: BBoxLike, zoom: float) -> list[tuple[int, int, int]]:
     """The (z, x, y) tiles bbox touches at zoom, closest to its centre first (MapLibre's tileCover)."""
     box = _bbox(bbox)
     return [tuple(t) for t in json.loads(take_text(lambda buf: lib.mc_tile_cover(box, int(zoom), buf)))]
 
 
-def camera_fit(bbox, width, height, *, padding=None, min_zoom=0.0, max_zoom=22.0):
+def camera_fit(bbox: BBoxLike, width: float, height: float, *, padding: Sequence[float] | None = None,
+               min_zoom: float = 0.0, max_zoom: float = 22.0) -> tuple[float, float, float]:
     """(longitude, latitude, zoom) of the camera that shows bbox in width x height pixels less
     padding (top, left, bottom, right), as MapLibre's cameraForLatLngBounds."""
     box = _bbox(bbox)
@@ -139,7 +172,9 @@ def camera_fit(bbox, width, height, *, padding=None, min_zoom=0.0, max_zoom=22.0
 _declare("mc_tileset_write", _int, _p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t, _bufp)
 
 
-def write_tiles(data, path, *, minzoom=None, maxzoom=None, layer=None, gzip=None, name=None, **source_options):
+def write_tiles(data: DataSource | GeoJSONLike, path: str | os.PathLike[str], *, minzoom: int | None = None,
+                maxzoom: int | None = None, layer: str | None = None, gzip: bool | None = None, name: str | None = None,
+                **source_options: Any) -> dict[str, Any]:
     """Writes data (a DataSource, or GeoJSON for a new DataSource made with `source_options`, e.g.
     cluster=True, buffer=..., filter=...) as a tileset at path: a directory, or an archive when
     path ends in .mbtiles or .pmtiles. Returns the summary dict ({"format", "tiles", "bytes", ...})."""
@@ -155,4 +190,5 @@ def write_tiles(data, path, *, minzoom=None, maxzoom=None, layer=None, gzip=None
                               "gzip": None if gzip is None else bool(gzip), "name": name})
     target = str(path).encode("utf-8")
     text = take_text(lambda buf: lib.mc_tileset_write(source._handle, target, options, len(options), buf))
-    return json.loads(text)
+    summary: dict[str, Any] = json.loads(text)
+    return summary

@@ -1,0 +1,90 @@
+"""Python paths in and out of clustering: feature dicts (orjson and json), numpy, pyarrow/GeoArrow and
+GeoPandas inputs; dict, numpy and Arrow results; pysupercluster (C++ supercluster with dict results)
+measured in the same run. Supercluster defaults (radius 40, extent 512, zooms 0-16).
+
+usage: python3 bench/bench_python.py [N] [REPEATS]     (default 1,000,000 seeded random points, 3)
+
+Prints the median of REPEATS runs per row and the load average before and after.
+"""
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "bindings" / "python"))
+
+import numpy as np  # noqa: E402
+import pyarrow as pa  # noqa: E402
+import geopandas  # noqa: E402
+import shapely  # noqa: E402
+import pysupercluster  # noqa: E402
+
+import mapcore  # noqa: E402
+from mapcore import geojson as geojson_module  # noqa: E402
+
+WORLD = (-180, -85, 180, 85)
+
+
+def median_seconds(fn, repeats):
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main():
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
+    repeats = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+    print(f"load average before: {os.getloadavg()[0]:.2f}; {n:,} points, median of {repeats}")
+    rng = random.Random(1)
+    xy = np.array([(rng.uniform(-180, 180), rng.uniform(-85, 85)) for _ in range(n)])
+    features = [{"type": "Feature", "properties": {"i": i, "name": f"p{i}"},
+                 "geometry": {"type": "Point", "coordinates": [float(x), float(y)]}} for i, (x, y) in enumerate(xy)]
+    arrow = pa.FixedSizeListArray.from_arrays(pa.array(xy.reshape(-1)), 2)
+    series = geopandas.GeoSeries(shapely.points(xy))
+
+    def row(name, seconds, peer=None):
+        ratio = f"   {seconds / peer:5.2f}x pysupercluster" if peer else ""
+        print(f"{name:46s} {seconds:8.3f} s{ratio}")
+
+    print("-- load")
+    t_peer = median_seconds(lambda: pysupercluster.SuperCluster(xy, min_zoom=0, max_zoom=16, radius=40, extent=512),
+                            repeats)
+    row("pysupercluster (numpy, bare points)", t_peer)
+    row("load(list of feature dicts), orjson", median_seconds(lambda: mapcore.Supercluster().load(features), repeats),
+        t_peer)
+    orjson_dumps = geojson_module._dumps
+    geojson_module._dumps = geojson_module._dumps_json
+    try:
+        row("load(list of feature dicts), json", median_seconds(lambda: mapcore.Supercluster().load(features), 1),
+            t_peer)
+    finally:
+        geojson_module._dumps = orjson_dumps
+    row("load_points(numpy)", median_seconds(lambda: mapcore.Supercluster().load_points(xy), repeats), t_peer)
+    row("load(GeoArrow point array)", median_seconds(lambda: mapcore.Supercluster().load(arrow), repeats), t_peer)
+    row("load(GeoSeries of Points)", median_seconds(lambda: mapcore.Supercluster().load(series), repeats), t_peer)
+
+    print("-- getClusters over the world, zooms 0-16, summed")
+    index = mapcore.Supercluster().load(features)
+    peer = pysupercluster.SuperCluster(xy, min_zoom=0, max_zoom=16, radius=40, extent=512)
+    zooms = range(17)
+    t_peer = median_seconds(lambda: [peer.getClusters(top_left=(-180, 85), bottom_right=(180, -85), zoom=z)
+                                     for z in zooms], repeats)
+    count = sum(len(peer.getClusters(top_left=(-180, 85), bottom_right=(180, -85), zoom=z)) for z in zooms)
+    row(f"pysupercluster dicts ({count:,} items)", t_peer)
+    row("get_clusters_numpy", median_seconds(lambda: [index.get_clusters_numpy(WORLD, z) for z in zooms], repeats),
+        t_peer)
+    row("get_clusters_arrow", median_seconds(lambda: [index.get_clusters_arrow(WORLD, z) for z in zooms], repeats),
+        t_peer)
+    row("get_clusters (GeoJSON dicts with properties)",
+        median_seconds(lambda: [index.get_clusters(WORLD, z) for z in zooms], 1), t_peer)
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
