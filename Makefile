@@ -178,6 +178,7 @@ bench: build test-deps
 	$(PY) bench/bench_geojson.py
 	$(PY) bench/bench_expressions.py
 	$(PY) bench/bench_cluster.py
+	$(PY) bench/bench_python.py
 	$(PY) bench/bench_tiles.py
 	$(PY) bench/bench_tilesource.py
 	$(PY) bench/bench_live.py

@@ -15,6 +15,11 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "bindings" / "python"))
+sys.path.insert(0, str(HERE))
+
+from bench_cluster import ensure_peers  # noqa: E402
+
+ensure_peers()  # pysupercluster (numpy, shapely, GeoPandas and pyarrow come with make test's packages)
 
 import numpy as np  # noqa: E402
 import pyarrow as pa  # noqa: E402
