@@ -190,7 +190,8 @@ def test_public_names_have_docstrings():
         if not (obj.__doc__ or "").strip():
             missing.append(f"mapcore.{name}")
         if inspect.isclass(obj):
-            missing += [f"mapcore.{name}.{m}" for m, member in _public_members(obj) if not (member.__doc__ or "").strip()]
+            missing += [f"mapcore.{name}.{m}" for m, member in _public_members(obj)
+                        if not (member.__doc__ or "").strip()]
     # ... and every public class, function, method and property of the annotated modules.
     for module_name in TYPED_MODULES:
         module = sys.modules[module_name]
