@@ -43,8 +43,10 @@ typedef struct mc_tile_index mc_tile_index;
  *   generateId         false    give each feature its input index as tile feature id
  *   compatibility      "geojson-vt"  "geojson-vt": geojson-vt JS 4.0.2's tiles (its tests');
  *                               "maplibre-native": MapLibre Native's (geojson-vt-cpp 6.6.5's
- *                               simplification tie-break, MVT written as version 1 so that
- *                               MapLibre Native fixes polygons up as for its own GeoJSON tiles)
+ *                               simplification tie-break, polygon rings in their input
+ *                               orientation as geojson-vt-cpp leaves them, MVT written as
+ *                               version 1 so that MapLibre Native fixes polygons up as for its
+ *                               own GeoJSON tiles)
  * `data` is not retained (the index keeps its own projected copy). Unknown keys and bad values:
  * MC_E_INVALID_ARGUMENT naming the option (promoteId and generateId together included). */
 MC_API int mc_tile_index_new(const mc_geojson *data, const char *options_json, size_t len,

@@ -32,10 +32,13 @@ final class IndexedTile {
         self.y = y
         numFeatures = features.count
         let tolerance = z == options.maxZoom ? 0 : options.tolerance / (Double(1 << z) * options.extent)
-        for f in features { add(f, tolerance: tolerance, lineMetrics: options.lineMetrics) }
+        // geojson-vt JS rewinds polygon rings; geojson-vt-cpp keeps them as given, and MapLibre
+        // Native's polygon fix-up (a wagyu union) outputs rings that depend on that orientation.
+        let rewinds = options.compatibility == .geojsonVT
+        for f in features { add(f, tolerance: tolerance, lineMetrics: options.lineMetrics, rewinds: rewinds) }
     }
 
-    private func add(_ feature: ProjectedFeature, tolerance: Double, lineMetrics: Bool) {
+    private func add(_ feature: ProjectedFeature, tolerance: Double, lineMetrics: Bool, rewinds: Bool) {
         minX = jsMin(minX, feature.minX)
         minY = jsMin(minY, feature.minY)
         maxX = jsMax(maxX, feature.maxX)
@@ -55,16 +58,17 @@ final class IndexedTile {
             }
             if !run.isEmpty { simplified.append(run) }
         case .line(let l):
-            addLine(&simplified, l, tolerance: tolerance, polygon: false, outer: false)
+            addLine(&simplified, l, tolerance: tolerance, polygon: false, outer: false, rewinds: rewinds)
         case .lines(let lines):
             let polygon = feature.kind == .polygon
             for (i, l) in lines.enumerated() {
-                addLine(&simplified, l, tolerance: tolerance, polygon: polygon, outer: i == 0)
+                addLine(&simplified, l, tolerance: tolerance, polygon: polygon, outer: i == 0, rewinds: rewinds)
             }
         case .polygons(let polygons):
             for polygon in polygons {
                 for (i, ring) in polygon.enumerated() {
-                    addLine(&simplified, ring, tolerance: tolerance, polygon: true, outer: i == 0)
+                    addLine(
+                        &simplified, ring, tolerance: tolerance, polygon: true, outer: i == 0, rewinds: rewinds)
                 }
             }
         }
@@ -83,7 +87,7 @@ final class IndexedTile {
     /// and a ring smaller than its square, counting their points.
     private func addLine(
         _ result: inout [[Double]], _ line: ProjectedLine, tolerance: Double, polygon: Bool,
-        outer: Bool
+        outer: Bool, rewinds: Bool
     ) {
         let sqTolerance = tolerance * tolerance
         let count = line.coords.count / 3
@@ -104,7 +108,7 @@ final class IndexedTile {
             numPoints += 1
             i += 3
         }
-        if polygon { Self.rewind(&ring, clockwise: outer) }
+        if polygon && rewinds { Self.rewind(&ring, clockwise: outer) }
         result.append(ring)
     }
 

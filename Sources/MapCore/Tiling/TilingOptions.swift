@@ -25,7 +25,8 @@ public struct TilingOptions: Sendable, Equatable {
     public var compatibility = Compatibility.geojsonVT
 
     /// geojson-vt JS 4.0.2 (its tests' tiles), or what MapLibre Native's GeoJSON source makes:
-    /// geojson-vt-cpp 6.6.5's simplification tie-break, and vector tiles written as MVT version
+    /// geojson-vt-cpp 6.6.5's simplification tie-break, polygon rings kept in their input
+    /// orientation (geojson-vt-cpp does not rewind them), and vector tiles written as MVT version
     /// 1, which tells MapLibre Native to fix polygons up as it fixes the polygons of its own
     /// GeoJSON tiles (it does not for version 2).
     public enum Compatibility: String, Sendable, CaseIterable {
