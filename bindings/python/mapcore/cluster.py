@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import ctypes
+import gc
 import json
 import math
+import struct
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 
 from ._lib import (MC_E_BUFFER_TOO_SMALL, Buf, Compiled, Handle, check, lib, loads_json, take_bytes, take_text,
@@ -111,6 +113,44 @@ def _leaf_limit(limit: float | None) -> int:
     return int(limit)
 
 
+def _abbreviated(count: int) -> int | str:
+    """supercluster's point_count_abbreviated (the library's Supercluster.abbreviated; a test
+    checks the two agree): the count below 1000, else "1.2k" / "16k" with JavaScript rounding."""
+    if count >= 10000:
+        return f"{math.floor(count / 1000 + 0.5)}k"
+    if count >= 1000:
+        tenths = math.floor(count / 100 + 0.5) / 10
+        return f"{int(tenths) if tenths.is_integer() else tenths}k"
+    return count
+
+
+_ITEM = struct.Struct("<qddq")  # mc_cluster_item
+
+
+def _dicts_of_items(items: Any, inputs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """getClusters' features from flat items in one pass, as supercluster JS makes them: a point
+    is its input feature dict itself (not a copy), a cluster a new feature with the four
+    standard properties. Only for indexes loaded from feature dicts without clusterProperties."""
+    out: list[dict[str, Any]] = []
+    append = out.append
+    paused = len(items) > 10000 and gc.isenabled()
+    if paused:  # none of these dicts can form a cycle; the collector would run again and again
+        gc.disable()
+    try:
+        for cid, lng, lat, count in _ITEM.iter_unpack(memoryview(items).cast("B")):
+            if count == 1:
+                append(inputs[cid])
+            else:
+                append({"type": "Feature", "id": cid,
+                        "properties": {"cluster": True, "cluster_id": cid, "point_count": count,
+                                       "point_count_abbreviated": _abbreviated(count)},
+                        "geometry": {"type": "Point", "coordinates": [lng, lat]}})
+    finally:
+        if paused:
+            gc.enable()
+    return out
+
+
 def _features(text: bytes) -> list[dict[str, Any]]:
     features: list[dict[str, Any]] = loads_json(text)["features"]
     return features
@@ -137,7 +177,12 @@ class _Index(Handle):
         return int(levels[z])
 
     def get_clusters(self, bbox: BBoxLike, zoom: float) -> list[dict[str, Any]]:
-        """Clusters and points in bbox = (west, south, east, north) at zoom, as GeoJSON dicts."""
+        """Clusters and points in bbox = (west, south, east, north) at zoom, as GeoJSON dicts. After
+        load() of a list of feature dicts (without cluster_properties) a point is its input dict
+        itself, as in supercluster JS; otherwise every dict is new."""
+        inputs = getattr(self, "_inputs", None)
+        if inputs is not None:
+            return _dicts_of_items(self.get_clusters_flat(bbox, zoom), inputs)
         b = _bbox(bbox)
         return _features(
             take_bytes(lambda buf: lib.mc_cluster_index_get_clusters(self._handle, b, float(zoom), 0, buf)))
@@ -200,7 +245,11 @@ class _Index(Handle):
 
     def get_leaves(self, cluster: ClusterRef, limit: float | None = 10, offset: int = 0) -> list[dict[str, Any]]:
         """Up to `limit` points of the cluster after skipping `offset` (limit=math.inf: all), in
-        supercluster's order of arguments (getLeaves(clusterId, limit, offset))."""
+        supercluster's order of arguments (getLeaves(clusterId, limit, offset)). Leaves are the
+        input dicts themselves after load() of a list of feature dicts (see get_clusters)."""
+        inputs = getattr(self, "_inputs", None)
+        if inputs is not None:
+            return _dicts_of_items(self.get_leaves_flat(cluster, limit, offset), inputs)
         cid = cluster_id(cluster)
         page = Page(int(offset), _leaf_limit(limit))
         return _features(take_bytes(
@@ -238,7 +287,10 @@ class _Index(Handle):
 class Supercluster(_Index):
     """mapbox/supercluster with its options and defaults, names in snake case."""
 
-    __slots__ = ()
+    __slots__ = ("_inputs", "_plain")
+    #: The feature dicts of the last load() from a list, which results give back for points.
+    _inputs: list[dict[str, Any]] | None
+    _plain: bool
 
     def __init__(self, radius: float | None = None, extent: float | None = None, min_zoom: int | None = None,
                  max_zoom: int | None = None, min_points: int | None = None, node_size: int | None = None,
@@ -253,6 +305,8 @@ class Supercluster(_Index):
         handle = _p()
         check(lib.mc_cluster_index_new(options, len(options), ctypes.byref(handle)))
         self._handle = handle
+        self._inputs = None
+        self._plain = not cluster_properties
 
     def load(self, features: GeoJSONLike | GeoJSON | Any) -> Supercluster:
         """Indexes GeoJSON point features (a list of dicts, a FeatureCollection as dict/str/bytes,
@@ -262,11 +316,16 @@ class Supercluster(_Index):
         points = interop.points_array(features)
         if points is not None:
             return self.load_points(points)
+        inputs = None
         if isinstance(features, (list, tuple)):
-            features = {"type": "FeatureCollection", "features": list(features)}
+            inputs = list(features)  # a copy of the list, not of the dicts: later appends don't count
+            features = {"type": "FeatureCollection", "features": inputs}
         data = as_geojson(features)  # keeps the handle alive through the call
         check(lib.mc_cluster_index_load(self._handle, data.handle))
         self._level_items = None
+        keep = inputs is not None and self._plain and all(
+            type(f) is dict and f.get("type") == "Feature" for f in inputs)
+        self._inputs = inputs if keep else None
         return self
 
     def load_points(self, lnglat: Any) -> Supercluster:
@@ -293,6 +352,7 @@ class Supercluster(_Index):
             raise ValueError("lnglat needs an even number of values")
         check(lib.mc_cluster_index_load_points(self._handle, array, n_doubles // 2))
         self._level_items = None
+        self._inputs = None
         return self
 
 

@@ -169,3 +169,58 @@ def test_large_results_read_the_same_with_either_json_reader(monkeypatch):
     assert gc.isenabled() and len(fast) == 20_000
     monkeypatch.setattr(_lib, "_loads", json.loads)
     assert index.get_clusters(WORLD, 16) == fast
+
+
+def _random_points(n, seed):
+    """n seeded points, a third of them in a 2-degree square (clusters of tens of thousands)."""
+    import random
+    rng = random.Random(seed)
+
+    def position(i):
+        if i % 3 == 0:
+            return [rng.uniform(10, 12), rng.uniform(40, 42)]
+        return [rng.uniform(-180, 180), rng.uniform(-85, 85)]
+    return [{"type": "Feature", "properties": {"i": i}, "geometry": {"type": "Point", "coordinates": position(i)}}
+            for i in range(n)]
+
+
+@pytest.mark.parametrize("features", [PLACES["features"], _random_points(60000, 7)], ids=["places", "random"])
+def test_dicts_loaded_from_a_list_come_back_as_the_library_writes_them(features):
+    """After load(list of dicts), getClusters and getLeaves build their dicts in Python from the
+    flat items (points are the input dicts, as in supercluster JS); the same index loaded from
+    a handle writes them as GeoJSON in the library. Both must agree everywhere, including
+    point_count_abbreviated for counts of thousands and tens of thousands."""
+    from_list = mapcore.Supercluster().load(features)
+    from_text = mapcore.Supercluster().load(mapcore.GeoJSON({"type": "FeatureCollection", "features": features}))
+    counts = set()
+    for zoom in range(0, 18):
+        fast, slow = from_list.get_clusters(WORLD, zoom), from_text.get_clusters(WORLD, zoom)
+        assert fast == slow, zoom
+        counts |= {f["properties"].get("point_count", 1) for f in fast}
+    if len(features) > 10000:
+        assert max(counts) >= 10000 and any(1000 <= c < 10000 for c in counts)
+    big = max((f for f in from_list.get_clusters(WORLD, 0) if "cluster_id" in f["properties"]),
+              key=lambda f: f["properties"]["point_count"])
+    leaves = from_list.get_leaves(big, limit=None)
+    assert leaves == from_text.get_leaves(big, limit=None)
+    assert len(leaves) == big["properties"]["point_count"]
+    # Points and leaves are the input objects themselves, not copies.
+    points = [f for f in from_list.get_clusters(WORLD, 17) if "cluster_id" not in (f["properties"] or {})]
+    index = {id(f) for f in features}
+    assert points and all(id(p) in index for p in points) and all(id(leaf) in index for leaf in leaves)
+
+
+def test_dicts_with_cluster_properties_or_from_other_inputs_are_written_by_the_library():
+    props = {"sum": ["+", ["get", "scalerank"]]}
+    index = mapcore.Supercluster(cluster_properties=props).load(PLACES["features"])
+    clusters = [f for f in index.get_clusters(WORLD, 0) if "cluster_id" in f["properties"]]
+    assert clusters and all("sum" in f["properties"] for f in clusters)
+    # Input dicts are not handed back for points then (the library's copies are equal).
+    points = [f for f in index.get_clusters(WORLD, 17)]
+    assert points and not any(p is f for p in points[:50] for f in PLACES["features"])
+    # A failed load keeps the previous state, dicts included.
+    plain = mapcore.Supercluster().load(PLACES["features"])
+    before = plain.get_clusters(WORLD, 3)
+    with pytest.raises(mapcore.MapCoreError):
+        plain.load([{"type": "Feature", "properties": {}, "geometry": {"type": "Point", "coordinates": [0]}}])
+    assert plain.get_clusters(WORLD, 3) == before
