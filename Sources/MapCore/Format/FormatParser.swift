@@ -84,6 +84,9 @@ struct FormatParser {
     /// Parentheses, calls, aggregates, prefix operators and chained arithmetic operators nested
     /// deeper than this are refused:
     /// far beyond real styles, and within what a 128 KB thread stack can parse and convert.
+    /// Chains count as the tree they make (a - b - c - d is three levels on the left and one
+    /// above each right operand), not as the text nests, so a string the printer writes for a
+    /// tree reads back: it drops parentheses the input had, which must not deepen the count.
     static let maxDepth = 32
 
     private enum Node {
@@ -102,6 +105,8 @@ struct FormatParser {
     private let arguments: [JSONValue]
     private var argumentIndex = 0
     private var depth = 0
+    /// The deepest `depth` reached since a chain started measuring its operand (see maxDepth).
+    private var peak = 0
 
     init(_ bytes: [UInt8], arguments: [JSONValue]) throws(MapCoreError) {
         self.bytes = bytes
@@ -174,6 +179,7 @@ struct FormatParser {
 
     private mutating func nest(_ offset: Int) throws(MapCoreError) {
         depth += 1
+        peak = max(peak, depth)
         if depth > Self.maxDepth {
             throw fail("Nesting deeper than \(Self.maxDepth) levels", at: offset, code: .limit)
         }
@@ -240,24 +246,36 @@ struct FormatParser {
     /// chain.
     private mutating func parseBinary(_ minimum: Level) throws(MapCoreError) -> Node {
         let start = current.offset
+        let base = depth, outerPeak = peak
+        peak = base
         var left = try parsePrefix(minimum)
-        // Each arithmetic operator in a chain nests the tree one level deeper (a + b + c is
-        // (a + b) + c), so chains count against the nesting limit like parentheses do.
-        var chained = 0
-        defer { depth -= chained }
+        // Levels the tree built so far adds below `base`: each arithmetic operator puts the
+        // chain one level deeper on the left (a + b + c is (a + b) + c) and its right operand
+        // one level below the new node. Comparisons, AND and OR add none (as before chains).
+        var height = peak - base
+        defer { peak = max(outerPeak, base + height) }
         while true {
             if minimum.rawValue <= Level.comparison.rawValue, case .expression = left, try peekComparison() {
+                peak = base
                 left = try parseComparison(left: left, leftStart: start, modifier: .direct, word: "")
+                height = max(height, peak - base)
                 continue
             }
             guard let (level, name) = binaryOperator(), level.rawValue >= minimum.rawValue else { return left }
-            if level != .or && level != .and {
-                try nest(current.offset)
-                chained += 1
+            let arithmetic = level != .or && level != .and
+            if arithmetic {
+                height += 1
+                if base + height > Self.maxDepth {
+                    throw fail("Nesting deeper than \(Self.maxDepth) levels", at: current.offset, code: .limit)
+                }
             }
             index += 1
             let at = current.offset
+            if arithmetic { try nest(at) }
+            peak = depth
             let right = try parseBinary(Level(rawValue: level.rawValue + 1) ?? .unary)
+            height = max(height, peak - base)
+            if arithmetic { depth -= 1 }
             switch level {
             case .or:
                 let l = try predicate(left, start), r = try predicate(right, at)
@@ -412,17 +430,24 @@ struct FormatParser {
 
     private mutating func parsePostfix() throws(MapCoreError) -> Node {
         let start = current.offset
+        let level = depth, outerPeak = peak
+        peak = level
         var node = try parsePrimary()
-        var chained = 0  // a[0][1] and (x).a.b nest the tree like parentheses
-        defer { depth -= chained }
+        // a[0][1] and (x).a.b nest the tree as a chain does: one level per subscript or key on
+        // the left, the index one level below its node (see maxDepth).
+        var height = peak - level
+        defer { peak = max(outerPeak, level + height) }
         while isSymbol("[") || isSymbol(".") {
             let base = try expression(node, start)
-            try nest(current.offset)
-            chained += 1
+            height += 1
+            if level + height > Self.maxDepth {
+                throw fail("Nesting deeper than \(Self.maxDepth) levels", at: current.offset, code: .limit)
+            }
             if isSymbol("[") {
                 let open = current.offset
                 index += 1
                 try nest(open)
+                peak = depth
                 let idx: FormatExpression
                 if let k = keyword(current.token), ["FIRST", "LAST", "SIZE"].contains(k) {
                     idx = .indexKeyword(k)
@@ -433,6 +458,7 @@ struct FormatParser {
                 }
                 try expect("]", "to close the index")
                 depth -= 1
+                height = max(height, peak - level)
                 node = .expression(.function("objectFrom:withIndex:", operand: nil, arguments: [base, idx]))
             } else {
                 index += 1

@@ -3,6 +3,7 @@
 Also the type aliases of the annotations (for type checkers only: they do not exist at run time)."""
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import gc
@@ -280,17 +281,26 @@ except ImportError:  # pragma: no cover - the test environment installs orjson
     _loads = json.loads
 
 
-def loads_json(data: bytes | str) -> Any:
-    """Python values of JSON text the library wrote (bytes or str). Large texts are read with
-    the cycle collector paused: building a million feature dicts triggers it again and again,
-    which halves the speed, though none of these objects can form a cycle."""
-    if len(data) < 1 << 20 or not gc.isenabled():
-        return _loads(data)
+@contextlib.contextmanager
+def collector_paused(large: bool) -> Iterator[None]:
+    """Pauses the cycle collector while a large result is built (when `large`): building a
+    million feature dicts triggers it again and again, which halves the speed, though none of
+    these objects can form a cycle."""
+    if not large or not gc.isenabled():
+        yield
+        return
     gc.disable()
     try:
-        return _loads(data)
+        yield
     finally:
         gc.enable()
+
+
+def loads_json(data: bytes | str) -> Any:
+    """Python values of JSON text the library wrote (bytes or str); texts over 1 MB are read
+    with the cycle collector paused."""
+    with collector_paused(len(data) >= 1 << 20):
+        return _loads(data)
 
 
 def take_json(fill: Fill) -> Any:

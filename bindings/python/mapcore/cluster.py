@@ -2,14 +2,15 @@
 from __future__ import annotations
 
 import ctypes
-import gc
 import json
 import math
+import operator
 import struct
+import threading
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 
-from ._lib import (MC_E_BUFFER_TOO_SMALL, Buf, Compiled, Handle, check, lib, loads_json, take_bytes, take_text,
-                   _declare, c_double_p, c_int_p, c_size_p)
+from ._lib import (MC_E_BUFFER_TOO_SMALL, Buf, Compiled, Handle, check, collector_paused, lib, loads_json, take_bytes,
+                   take_text, _declare, c_double_p, c_int_p, c_size_p)
 from . import interop
 from .geojson import GeoJSON, as_geojson
 
@@ -32,13 +33,17 @@ def cluster_id(cluster: ClusterRef) -> int:
         props = cluster.get("properties") or {}
         if "cluster_id" not in props:
             raise ValueError("this feature is not a cluster (no properties.cluster_id)")
-        return int(props["cluster_id"])
-    if hasattr(cluster, "id") and not isinstance(cluster, (int, float)):  # a ClusterItem
-        return int(getattr(cluster, "id"))
-    names = getattr(getattr(cluster, "dtype", None), "names", None)
-    if names and "id" in names:  # an item of get_clusters_numpy
-        return int(cluster["id"])  # type: ignore[index]
-    return int(cluster)
+        value = props["cluster_id"]
+    elif hasattr(cluster, "id") and not isinstance(cluster, (int, float)):  # a ClusterItem
+        value = getattr(cluster, "id")
+    elif "id" in (getattr(getattr(cluster, "dtype", None), "names", None) or ()):  # an item of a numpy result
+        value = cluster["id"]  # type: ignore[index]
+    else:
+        value = cluster
+    cid = operator.index(value)  # 3.7 or "12" are not ids; numpy integers are
+    if not -(1 << 63) <= cid < 1 << 63:
+        raise ValueError(f"cluster id {cid} is out of range")
+    return cid
 
 
 class ClusterItem(ctypes.Structure):
@@ -51,6 +56,8 @@ class ClusterItem(ctypes.Structure):
 
 
 class Page(ctypes.Structure):
+    """mc_page of cluster.h: which leaves to return (offset, limit)."""
+
     _fields_ = [("offset", ctypes.c_size_t), ("limit", ctypes.c_size_t)]
 
 
@@ -133,10 +140,9 @@ def _dicts_of_items(items: Any, inputs: Sequence[dict[str, Any]]) -> list[dict[s
     standard properties. Only for indexes loaded from feature dicts without clusterProperties."""
     out: list[dict[str, Any]] = []
     append = out.append
-    paused = len(items) > 10000 and gc.isenabled()
-    if paused:  # none of these dicts can form a cycle; the collector would run again and again
-        gc.disable()
-    try:
+    if not len(items):
+        return out
+    with collector_paused(len(items) > 10000):
         for cid, lng, lat, count in _ITEM.iter_unpack(memoryview(items).cast("B")):
             if count == 1:
                 append(inputs[cid])
@@ -145,9 +151,6 @@ def _dicts_of_items(items: Any, inputs: Sequence[dict[str, Any]]) -> list[dict[s
                         "properties": {"cluster": True, "cluster_id": cid, "point_count": count,
                                        "point_count_abbreviated": _abbreviated(count)},
                         "geometry": {"type": "Point", "coordinates": [lng, lat]}})
-    finally:
-        if paused:
-            gc.enable()
     return out
 
 
@@ -180,9 +183,13 @@ class _Index(Handle):
         """Clusters and points in bbox = (west, south, east, north) at zoom, as GeoJSON dicts. After
         load() of a list of feature dicts (without cluster_properties) a point is its input dict
         itself, as in supercluster JS; otherwise every dict is new."""
-        inputs = getattr(self, "_inputs", None)
-        if inputs is not None:
-            return _dicts_of_items(self.get_clusters_flat(bbox, zoom), inputs)
+        lock = getattr(self, "_inputs_lock", None)
+        if lock is not None:
+            with lock:
+                inputs = self._inputs  # type: ignore[attr-defined]
+                items = self.get_clusters_flat(bbox, zoom) if inputs is not None else None
+            if inputs is not None:
+                return _dicts_of_items(items, inputs)
         b = _bbox(bbox)
         return _features(
             take_bytes(lambda buf: lib.mc_cluster_index_get_clusters(self._handle, b, float(zoom), 0, buf)))
@@ -247,9 +254,13 @@ class _Index(Handle):
         """Up to `limit` points of the cluster after skipping `offset` (limit=math.inf: all), in
         supercluster's order of arguments (getLeaves(clusterId, limit, offset)). Leaves are the
         input dicts themselves after load() of a list of feature dicts (see get_clusters)."""
-        inputs = getattr(self, "_inputs", None)
-        if inputs is not None:
-            return _dicts_of_items(self.get_leaves_flat(cluster, limit, offset), inputs)
+        lock = getattr(self, "_inputs_lock", None)
+        if lock is not None:
+            with lock:
+                inputs = self._inputs  # type: ignore[attr-defined]
+                items = self.get_leaves_flat(cluster, limit, offset) if inputs is not None else None
+            if inputs is not None:
+                return _dicts_of_items(items, inputs)
         cid = cluster_id(cluster)
         page = Page(int(offset), _leaf_limit(limit))
         return _features(take_bytes(
@@ -287,10 +298,13 @@ class _Index(Handle):
 class Supercluster(_Index):
     """mapbox/supercluster with its options and defaults, names in snake case."""
 
-    __slots__ = ("_inputs", "_plain")
+    __slots__ = ("_inputs", "_plain", "_inputs_lock")
     #: The feature dicts of the last load() from a list, which results give back for points.
     _inputs: list[dict[str, Any]] | None
     _plain: bool
+    #: Pairs a load with its _inputs for readers of the dict path, so a reader never maps the
+    #: items of one load onto the dicts of another (the library alone keeps its own swap atomic).
+    _inputs_lock: threading.Lock
 
     def __init__(self, radius: float | None = None, extent: float | None = None, min_zoom: int | None = None,
                  max_zoom: int | None = None, min_points: int | None = None, node_size: int | None = None,
@@ -307,25 +321,36 @@ class Supercluster(_Index):
         self._handle = handle
         self._inputs = None
         self._plain = not cluster_properties
+        self._inputs_lock = threading.Lock()
+
+    def close(self) -> None:
+        """Frees the index and lets go of the feature dicts a load() kept."""
+        self._inputs = None
+        super().close()
 
     def load(self, features: GeoJSONLike | GeoJSON | Any) -> Supercluster:
         """Indexes GeoJSON point features (a list of dicts, a FeatureCollection as dict/str/bytes,
         a mapcore.GeoJSON, or any form mapcore.GeoJSON takes), replacing the previous content.
         Bulk points (a pyarrow/GeoArrow point array, a GeoSeries of Points, a numpy array of
-        shape (n, 2)) go the way of load_points, without GeoJSON. Returns self."""
+        shape (n, 2)) go the way of load_points, without GeoJSON: their ids and properties are
+        not kept. Returns self.
+
+        A list of feature dicts is kept (the list is copied, the dicts are not) so that
+        get_clusters and get_leaves hand back a point's own dict, as supercluster JS does,
+        without the cost of new ones; close() lets go of it. A getClusters or getLeaves on
+        another thread waits for a load of a list to finish."""
         points = interop.points_array(features)
         if points is not None:
             return self.load_points(points)
         inputs = None
         if isinstance(features, (list, tuple)):
-            inputs = list(features)  # a copy of the list, not of the dicts: later appends don't count
-            features = {"type": "FeatureCollection", "features": inputs}
+            keep = self._plain and all(type(f) is dict and f.get("type") == "Feature" for f in features)
+            inputs = list(features) if keep else None
         data = as_geojson(features)  # keeps the handle alive through the call
-        check(lib.mc_cluster_index_load(self._handle, data.handle))
+        with self._inputs_lock:
+            check(lib.mc_cluster_index_load(self._handle, data.handle))
+            self._inputs = inputs
         self._level_items = None
-        keep = inputs is not None and self._plain and all(
-            type(f) is dict and f.get("type") == "Feature" for f in inputs)
-        self._inputs = inputs if keep else None
         return self
 
     def load_points(self, lnglat: Any) -> Supercluster:
@@ -339,7 +364,9 @@ class Supercluster(_Index):
             view = memoryview(lnglat)
         except TypeError:
             view = None
-        if view is not None and view.format == "d" and view.c_contiguous:
+        if view is not None and view.nbytes == 0:
+            n_doubles, array = 0, (ctypes.c_double * 0)()
+        elif view is not None and view.format == "d" and view.c_contiguous:
             n_doubles = view.nbytes // 8
             flat = view.cast("B")
             array = (ctypes.c_double * n_doubles).from_buffer_copy(flat) if flat.readonly else \
@@ -350,9 +377,10 @@ class Supercluster(_Index):
             array = (ctypes.c_double * n_doubles)(*values)
         if n_doubles % 2:
             raise ValueError("lnglat needs an even number of values")
-        check(lib.mc_cluster_index_load_points(self._handle, array, n_doubles // 2))
+        with self._inputs_lock:
+            check(lib.mc_cluster_index_load_points(self._handle, array, n_doubles // 2))
+            self._inputs = None
         self._level_items = None
-        self._inputs = None
         return self
 
 

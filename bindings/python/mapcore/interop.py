@@ -5,10 +5,6 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-#: The structured dtype of a ClusterItem (cluster.h mc_cluster_item), for zero-copy numpy views.
-CLUSTER_ITEM_FIELDS = (("id", "<i8"), ("lng", "<f8"), ("lat", "<f8"), ("point_count", "<i8"))
-
-
 def optional(name: str, purpose: str) -> Any:
     """Imports an optional package, or raises ImportError naming what needs it."""
     try:
@@ -30,14 +26,23 @@ def _arrow_points(array: Any) -> Any:
     registered), a plain fixed_size_list<double>[2] or struct<x, y>, or a chunked array of them."""
     pa = optional("pyarrow", "reading Arrow points")
     np = optional("numpy", "reading Arrow points")
+    if isinstance(array, (pa.Table, pa.RecordBatch)):
+        if "geometry" not in array.column_names:
+            raise ValueError("an Arrow table of points needs a geometry column")
+        array = array.column("geometry")
     if isinstance(array, pa.ChunkedArray):
         chunks = [_arrow_points(c) for c in array.chunks]
         return np.concatenate(chunks) if chunks else np.empty((0, 2))
+    if not isinstance(array, pa.Array):
+        raise TypeError(f"expected an Arrow array of points, not {type(array).__name__}")
     if isinstance(array, pa.ExtensionArray):
         array = array.storage
     if array.null_count:
         raise ValueError("Arrow points must not be null")
     kind = array.type
+    if pa.types.is_fixed_size_list(kind) and array.values.null_count or \
+            pa.types.is_struct(kind) and any(array.field(i).null_count for i in range(kind.num_fields)):
+        raise ValueError("Arrow point coordinates must not be null")
     if pa.types.is_fixed_size_list(kind):
         if kind.list_size not in (2, 3, 4):
             raise ValueError(f"Arrow points are lists of 2 to 4 coordinates, not {kind.list_size}")
@@ -70,17 +75,23 @@ def _shapely_points(geometries: Any) -> Any:
 
 def points_array(obj: Any) -> Any:
     """Points as an (n, 2) float64 numpy array (longitude, latitude) if `obj` is a bulk point
-    container: a pyarrow/GeoArrow point array, a GeoPandas GeoSeries (or its array) or a numpy array of shapely
-    Points, or a numeric numpy array of shape (n, 2); else None (the caller reads it as GeoJSON)."""
+    container: a pyarrow/GeoArrow point array (or a table's ``geometry`` column), a GeoPandas
+    GeoSeries (or its array) or numpy array of shapely Points, or a numeric numpy array of shape
+    (n, 2 or more: longitude, latitude first); else None (the caller reads it as GeoJSON)."""
     module = _module_of(obj)
     if module == "pyarrow":
         points = _arrow_points(obj)
     elif module == "geopandas" and type(obj).__name__ in ("GeoSeries", "GeometryArray"):
+        crs = getattr(obj, "crs", None)
+        if crs is not None and not crs.equals("EPSG:4326") and not crs.equals("OGC:CRS84"):
+            raise ValueError(f"points must be longitude/latitude (EPSG:4326), not {crs.name}: use .to_crs(4326)")
         points = _shapely_points(obj)
     elif module == "numpy" and obj.dtype == object:
         points = _shapely_points(obj)
-    elif module == "numpy" and obj.ndim == 2 and obj.shape[1] == 2:
-        points = obj
+    elif module == "numpy" and obj.ndim == 2 and obj.shape[1] >= 2:
+        if obj.dtype.kind not in "iuf":
+            raise TypeError(f"numpy points must be numbers, not {obj.dtype}")
+        points = obj[:, :2]
     else:
         return None
     np = optional("numpy", "reading points")
@@ -119,7 +130,7 @@ def cluster_items_numpy(items: Any) -> Any:
     """A structured numpy array (fields id, lng, lat, point_count) viewing a ctypes ClusterItem
     array without copying; it keeps the ctypes array alive."""
     np = optional("numpy", "numpy results")
-    return np.frombuffer(items, dtype=np.dtype(list(CLUSTER_ITEM_FIELDS)), count=len(items))
+    return np.frombuffer(items, dtype=np.dtype(type(items)._type_), count=len(items))
 
 
 def cluster_items_arrow(items: Any) -> Any:

@@ -98,6 +98,7 @@ class DataSource(Handle):
 
     @property
     def options(self) -> dict[str, Any]:
+        """The effective options (every option, defaults included), with source.h's names."""
         result: dict[str, Any] = json.loads(take_text(lambda buf: lib.mc_source_get_options(self._handle, buf)))
         return result
 

@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 
 import pytest
+import shapely
 
 import mapcore
 
@@ -218,9 +219,48 @@ def test_dicts_with_cluster_properties_or_from_other_inputs_are_written_by_the_l
     # Input dicts are not handed back for points then (the library's copies are equal).
     points = [f for f in index.get_clusters(WORLD, 17)]
     assert points and not any(p is f for p in points[:50] for f in PLACES["features"])
-    # A failed load keeps the previous state, dicts included.
+    # A load the library refuses keeps the previous state, the input dicts included.
     plain = mapcore.Supercluster().load(PLACES["features"])
-    before = plain.get_clusters(WORLD, 3)
-    with pytest.raises(mapcore.MapCoreError):
-        plain.load([{"type": "Feature", "properties": {}, "geometry": {"type": "Point", "coordinates": [0]}}])
-    assert plain.get_clusters(WORLD, 3) == before
+    before = plain.get_clusters(WORLD, 17)
+    with pytest.raises(mapcore.UnsupportedError):
+        plain.load([{"type": "Feature", "properties": {},
+                     "geometry": {"type": "LineString", "coordinates": [[0, 0], [1, 1]]}}])
+    after = plain.get_clusters(WORLD, 17)
+    assert len(after) == len(before) and all(a is b for a, b in zip(after, before))
+    # Lists of other geo objects load as GeoJSON does (their dicts are made by the library).
+    shapes = mapcore.Supercluster().load([shapely.Point(1, 2), {"type": "Point", "coordinates": [3, 4]}])
+    assert sorted(f["geometry"]["coordinates"] for f in shapes.get_clusters(WORLD, 17)) == [[1, 2], [3, 4]]
+    # close() lets go of the dicts.
+    plain.close()
+    assert repr(plain).endswith("closed>")
+
+
+def test_dict_results_stay_paired_with_their_load_under_threads():
+    """A reader on the dict path while another thread loads lists of different lengths: every
+    result is one load's points, never items of one load mapped onto the dicts of another."""
+    small = [{"type": "Feature", "properties": {"set": "small", "i": i},
+              "geometry": {"type": "Point", "coordinates": [i * 10.0, 0.0]}} for i in range(5)]
+    large = [{"type": "Feature", "properties": {"set": "large", "i": i},
+              "geometry": {"type": "Point", "coordinates": [-170 + i * 0.9, 10.0]}} for i in range(300)]
+    index = mapcore.Supercluster().load(large)
+    stop = threading.Event()
+    errors = []
+
+    def reader():
+        while not stop.is_set():
+            try:
+                got = index.get_clusters(WORLD, 20)
+                kinds = {f["properties"]["set"] for f in got}
+                assert len(kinds) == 1 and len(got) == (5 if kinds == {"small"} else 300)
+            except Exception as e:  # noqa: BLE001 - reported below
+                errors.append(e)
+                return
+    threads = [threading.Thread(target=reader) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for k in range(300):
+        index.load(small if k % 2 else large)
+    stop.set()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]

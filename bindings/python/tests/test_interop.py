@@ -110,6 +110,29 @@ def test_arrow_points_are_geojson_wherever_geojson_goes():
     assert mapcore.bbox(array) == (west, south, east, north)
 
 
+def test_bulk_point_edge_cases():
+    world = mapcore.Supercluster()
+    for empty in (np.empty((0, 2)), geopandas.GeoSeries([], crs="EPSG:4326"),
+                  pa.chunked_array([], type=pa.list_(pa.float64(), 2)), pa.array([], type=pa.list_(pa.float64(), 2))):
+        assert world.load(empty).get_clusters_numpy(WORLD, 0).tolist() == []
+    expected = mapcore.Supercluster().load_points(COORDS).get_clusters_numpy(WORLD, 2).tolist()
+    xyz = np.column_stack([COORDS, np.ones(len(COORDS))])  # longitude, latitude first, the rest ignored
+    assert mapcore.Supercluster().load(xyz).get_clusters_numpy(WORLD, 2).tolist() == expected
+    assert mapcore.Supercluster().load_points(xyz).get_clusters_numpy(WORLD, 2).tolist() == expected
+    table = pa.table({"name": [str(i) for i in range(len(COORDS))],
+                      "geometry": pa.FixedSizeListArray.from_arrays(pa.array(COORDS.reshape(-1)), 2)})
+    assert mapcore.Supercluster().load(table).get_clusters_numpy(WORLD, 2).tolist() == expected
+    with pytest.raises(ValueError, match="to_crs"):
+        mapcore.Supercluster().load(geopandas.GeoSeries(shapely.points(COORDS), crs="EPSG:3857"))
+    with pytest.raises(TypeError):
+        mapcore.Supercluster().load(np.array([["a", "b"]]))
+    index = mapcore.Supercluster().load_points(COORDS)
+    with pytest.raises(TypeError):
+        index.get_leaves(3.7)
+    with pytest.raises(ValueError, match="out of range"):
+        index.get_leaves(2 ** 64 + 3)
+
+
 def test_bad_bulk_points_are_refused():
     lines = geopandas.GeoSeries([shapely.LineString([(0, 0), (1, 1)])])
     with pytest.raises(ValueError, match="Point"):
@@ -193,20 +216,29 @@ def test_python_values_give_one_text_whichever_encoder(dumps, monkeypatch):
         monkeypatch.setattr(geojson_module, "_dumps", geojson_module._dumps_json)
     else:
         assert geojson_module._dumps is not geojson_module._dumps_json, "orjson is a test dependency"
+        # The orjson path itself, not its fallback: it must write this feature without help.
+        monkeypatch.setattr(geojson_module, "_dumps_json", lambda value: pytest.fail(f"fell back for {value}"))
     feature = {"type": "Feature", "properties": {"nan": float("nan"), "inf": [float("-inf"), 1.5],
-                                                 "big": 2 ** 70, "numpy": np.float32(0.5), "arr": np.arange(3),
-                                                 "text": "é"},
+                                                 "numpy": np.float32(0.1), "arr": np.array([1, np.nan]),
+                                                 "f32": np.array([0.25, np.nan], dtype=np.float32),
+                                                 "npnan": np.float64("nan"), "ints": np.arange(3), "text": "é"},
                "geometry": {"type": "Point", "coordinates": [np.float64(1.25), 2]}}
     props = mapcore.GeoJSON(feature).to_dict()["properties"]
-    # NaN and infinities are null as JSON.stringify writes them in GL JS; 2**70 is past orjson's
-    # 64 bits and goes through json.
-    assert props == {"nan": None, "inf": [None, 1.5], "big": 2 ** 70, "numpy": 0.5, "arr": [0, 1, 2],
-                     "text": "é"}
+    # NaN and infinities are null as JSON.stringify writes them in GL JS; float32 by its
+    # shortest form.
+    assert props == {"nan": None, "inf": [None, 1.5], "numpy": 0.1, "arr": [1.0, None], "f32": [0.25, None],
+                     "npnan": None, "ints": [0, 1, 2], "text": "é"}
     # A non-finite coordinate is still refused: null is not a number.
     with pytest.raises(mapcore.InvalidGeoJSONError) as e:
         mapcore.GeoJSON({"type": "Point", "coordinates": [float("nan"), 0]})
     assert e.value.path == "$.coordinates[0]"
-    # Keys that are not strings are written as json writes them.
+
+
+def test_what_orjson_refuses_goes_through_json():
+    """Integers past 64 bits and keys that are not strings: orjson refuses the document, json
+    writes it (with NaN still null)."""
+    value = {"type": "Feature", "geometry": None, "properties": {"big": 2 ** 70, "nan": np.float32("nan")}}
+    assert mapcore.GeoJSON(value).to_dict()["properties"] == {"big": 2 ** 70, "nan": None}
     assert mapcore.GeoJSON({"type": "Feature", "geometry": None, "properties": {1: True}}).to_dict()[
         "properties"] == {"1": True}
 
