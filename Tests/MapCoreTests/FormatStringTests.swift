@@ -451,6 +451,19 @@ private let repoRoot = "/" + #filePath.split(separator: "/").dropLast(3).joined(
         #expect(limited("a" + String(repeating: "[0]", count: 33)))
     }
 
+    /// A legacy comparison with an array value (from `'k' <= '' AND 'k' = but`, whose first part
+    /// reads as the legacy `["<=", "k", ""]` and so makes the whole `all` legacy) prints the
+    /// value as an aggregate, which reads back; it printed as JSON text (found by the format
+    /// fuzz target).
+    @Test func legacyArrayValuesPrintAsAggregates() throws {
+        let json = try FormatString.json(Array("'k' <= '' AND 'k' = but".utf8), kind: .predicate)
+        let f = try FormatString.format(json: json, kind: .predicate)
+        #expect(!f.text.contains("["), "\(f.text)")
+        let again = try FormatString.json(Array(f.text.utf8), arguments: f.arguments, kind: .predicate)
+        let g = try FormatString.format(json: again, kind: .predicate)
+        #expect(try FormatString.json(Array(g.text.utf8), arguments: g.arguments, kind: .predicate) == again)
+    }
+
     @Test func styleSpecExpressionsRoundTrip() throws {
         let text = String(
             decoding: try FileIO.read(path: "\(repoRoot)/Tests/conformance/style-spec-expressions.jsonl"), as: UTF8.self

@@ -256,14 +256,17 @@ struct TilingFacts {
                 return [f.id?.doubleValue ?? -1] + rings.flatMap(\.coords)
             }
         }
-        let all = Convert.features(of: .featureCollection(FeatureCollection(features: features)),
-                                   options: TilingOptions())
+        let all = Convert.features(
+            of: .featureCollection(FeatureCollection(features: features)),
+            options: TilingOptions())
         let split = 2000
         let serial =
-            Convert.features(of: .featureCollection(FeatureCollection(features: Array(features[..<split]))),
-                             options: TilingOptions())
-            + Convert.features(of: .featureCollection(FeatureCollection(features: Array(features[split...]))),
-                               options: TilingOptions())
+            Convert.features(
+                of: .featureCollection(FeatureCollection(features: Array(features[..<split]))),
+                options: TilingOptions())
+            + Convert.features(
+                of: .featureCollection(FeatureCollection(features: Array(features[split...]))),
+                options: TilingOptions())
         #expect(all.count == features.count)
         #expect(flat(all) == flat(serial))
     }
@@ -279,6 +282,40 @@ struct TilingFacts {
             let e = thrown { () throws(MapCoreError) in _ = try TilingOptions(json: try JSON.parse(text)) }
             #expect(e?.code == .invalidArgument, "\(text)")
             #expect(e?.message.contains(fragment) == true, "\(text): \(e?.message ?? "no error")")
+        }
+    }
+
+    /// geojson-vt JS rewinds polygon rings (outer clockwise on screen); MapLibre Native's
+    /// geojson-vt-cpp keeps them as given, and its polygon fix-up returns rings that follow that
+    /// orientation, so `maplibre-native` keeps it too (the render test's fill outlines need it),
+    /// winding a hole that runs like its outer ring the other way so that decoders which group
+    /// rings by winding still read it as a hole.
+    @Test func ringOrientationPerCompatibility() throws {
+        func rings(_ holeLikeOuter: Bool, _ compatibility: String) throws -> [[Double]] {
+            let outer = "[0,0],[10,0],[10,10],[0,10],[0,0]"  // counter-clockwise in lon/lat (RFC 7946)
+            let hole = holeLikeOuter ? "[2,2],[4,2],[4,4],[2,4],[2,2]" : "[2,2],[2,4],[4,4],[4,2],[2,2]"
+            let text = #"{"type": "Polygon", "coordinates": [[\#(outer)], [\#(hole)]]}"#
+            let index = try TileIndex(
+                try GeoJSONParser.parse(text), options: try options(#"{"compatibility": "\#(compatibility)"}"#))
+            return try #require(index.tile(z: 0, x: 0, y: 0)?.first).geometry
+        }
+        func area(_ r: [Double]) -> Double {  // the shoelace sum on screen (y down)
+            var sum = 0.0
+            var k = 0
+            while k + 3 < r.count {
+                sum += r[k] * r[k + 3] - r[k + 2] * r[k + 1]
+                k += 2
+            }
+            return sum
+        }
+        for holeLikeOuter in [false, true] {
+            let js = try rings(holeLikeOuter, "geojson-vt")
+            #expect(area(js[0]) > 0 && area(js[1]) < 0)  // rewound: outer clockwise on screen
+            let native = try rings(holeLikeOuter, "maplibre-native")
+            #expect(area(native[0]) < 0, "the input's outer orientation is kept")
+            #expect(area(native[1]) > 0, "the hole runs against its outer ring")
+            #expect(
+                Array(native[0].prefix(4)) == [2048, 2048, 2162, 2048], "the input's order, from its first position")
         }
     }
 

@@ -44,7 +44,9 @@ typedef struct mc_tile_index mc_tile_index;
  *   compatibility      "geojson-vt"  "geojson-vt": geojson-vt JS 4.0.2's tiles (its tests');
  *                               "maplibre-native": MapLibre Native's (geojson-vt-cpp 6.6.5's
  *                               simplification tie-break, polygon rings in their input
- *                               orientation as geojson-vt-cpp leaves them, MVT written as
+ *                               orientation as geojson-vt-cpp leaves them (a ring wound against
+ *                               the feature's first ring's sense is reversed, so decoders that
+ *                               group rings by winding still read holes), MVT written as
  *                               version 1 so that MapLibre Native fixes polygons up as for its
  *                               own GeoJSON tiles)
  * `data` is not retained (the index keeps its own projected copy). Unknown keys and bad values:

@@ -311,7 +311,9 @@ enum FormatFromJSON {
             guard args.count == 2, let cmp = comparisons[op] else {
                 throw MapCoreError(.expression, "\(op) needs a key and a value")
             }
-            return .comparison(try key(args.first), cmp, .constant(args[1]), modifier: .direct, options: none)
+            // An array or object value is written as an aggregate or dictionary, which reads back;
+            // as a bare constant it printed as JSON text (found by the format fuzz target).
+            return .comparison(try key(args.first), cmp, constant(args[1]), modifier: .direct, options: none)
         case "in", "!in":
             let test = FormatPredicate.comparison(
                 try key(args.first), .in, .aggregate(args.dropFirst().map(constant)),

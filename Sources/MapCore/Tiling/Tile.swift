@@ -34,6 +34,7 @@ final class IndexedTile {
         let tolerance = z == options.maxZoom ? 0 : options.tolerance / (Double(1 << z) * options.extent)
         // geojson-vt JS rewinds polygon rings; geojson-vt-cpp keeps them as given, and MapLibre
         // Native's polygon fix-up (a wagyu union) outputs rings that depend on that orientation.
+        // MapCore keeps them too, but winds them consistently (see windConsistently).
         let rewinds = options.compatibility == .geojsonVT
         for f in features { add(f, tolerance: tolerance, lineMetrics: options.lineMetrics, rewinds: rewinds) }
     }
@@ -44,6 +45,7 @@ final class IndexedTile {
         maxX = jsMax(maxX, feature.maxX)
         maxY = jsMax(maxY, feature.maxY)
         var simplified: [[Double]] = []
+        var outerRings: [Bool] = []  // per kept polygon ring, when rings are not rewound
         switch feature.geometry {
         case .points(let c):
             var run: [Double] = []
@@ -62,17 +64,22 @@ final class IndexedTile {
         case .lines(let lines):
             let polygon = feature.kind == .polygon
             for (i, l) in lines.enumerated() {
+                let kept = simplified.count
                 addLine(&simplified, l, tolerance: tolerance, polygon: polygon, outer: i == 0, rewinds: rewinds)
+                if polygon && !rewinds && simplified.count > kept { outerRings.append(i == 0) }
             }
         case .polygons(let polygons):
             for polygon in polygons {
                 for (i, ring) in polygon.enumerated() {
+                    let kept = simplified.count
                     addLine(
                         &simplified, ring, tolerance: tolerance, polygon: true, outer: i == 0, rewinds: rewinds)
+                    if !rewinds && simplified.count > kept { outerRings.append(i == 0) }
                 }
             }
         }
         guard !simplified.isEmpty else { return }
+        if !outerRings.isEmpty { Self.windConsistently(&simplified, outer: outerRings) }
         var tags = feature.tags
         if lineMetrics, feature.kind == .lineString, case .line(let l) = feature.geometry {
             var t = feature.tags ?? JSONObject()
@@ -115,8 +122,32 @@ final class IndexedTile {
     /// Outer rings clockwise and holes counter-clockwise on screen (y down), by the sign of the
     /// shoelace sum geojson-vt computes.
     private static func rewind(_ ring: inout [Double], clockwise: Bool) {
+        guard (shoelace(ring) > 0) == clockwise else { return }
+        reverse(&ring)
+    }
+
+    /// Rings kept in their input orientation (geojson-vt-cpp's), but each outer ring wound as the
+    /// feature's first one and each hole the other way, when the input mixes them: decoders that
+    /// group rings by winding (vector-tile-js in GL JS, MapCore's) would otherwise read such a
+    /// hole as another polygon. Consistent input, which RFC 7946 asks for, is left as it is.
+    private static func windConsistently(_ rings: inout [[Double]], outer: [Bool]) {
+        var outerPositive: Bool?
+        for k in rings.indices {
+            let area = shoelace(rings[k])
+            guard area != 0 else { continue }
+            let isOuter = k < outer.count && outer[k]
+            guard let reference = outerPositive else {
+                outerPositive = (area > 0) == isOuter
+                continue
+            }
+            if (area > 0) != (isOuter == reference) { reverse(&rings[k]) }
+        }
+    }
+
+    /// geojson-vt's shoelace sum over a run of x, y pairs: its sign is the winding.
+    private static func shoelace(_ ring: [Double]) -> Double {
         let n = ring.count
-        guard n >= 2 else { return }
+        guard n >= 2 else { return 0 }
         var area = 0.0
         var j = n - 2
         var i = 0
@@ -125,7 +156,11 @@ final class IndexedTile {
             j = i
             i += 2
         }
-        guard (area > 0) == clockwise else { return }
+        return area
+    }
+
+    private static func reverse(_ ring: inout [Double]) {
+        let n = ring.count
         var k = 0
         while k < n / 2 {
             ring.swapAt(k, n - 2 - k)
