@@ -244,8 +244,12 @@ final class NumberFormatNode: ExprNode, @unchecked Sendable {
             return (true, p)
         }
         let locale = option("locale", .string), currency = option("currency", .string), unit = option("unit", .string)
+        guard locale.ok, currency.ok, unit.ok else { return nil }
+        if currency.node != nil && unit.node != nil {
+            return ctx.error("NumberFormat options `currency` and `unit` are mutually exclusive")
+        }
         let minF = option("min-fraction-digits", .number), maxF = option("max-fraction-digits", .number)
-        guard locale.ok, currency.ok, unit.ok, minF.ok, maxF.ok else { return nil }
+        guard minF.ok, maxF.ok else { return nil }
         return NumberFormatNode(
             number: number, locale: locale.node, currency: currency.node, unit: unit.node,
             minFraction: minF.node, maxFraction: maxF.node)
@@ -258,78 +262,11 @@ final class NumberFormatNode: ExprNode, @unchecked Sendable {
         func num(_ n: ExprNode?) throws(EvaluationError) -> Double? {
             try n.map { (x) throws(EvaluationError) -> Double in try evalNumber(x, ctx) }
         }
-        let value = try evalNumber(number, ctx)
-        let formatter = NumberFormatter(
+        // GL JS builds the Intl.NumberFormat (options in this order, its RangeErrors) before it
+        // evaluates the number.
+        let formatter = try NumberFormat(
             locale: try str(locale), currency: try str(currency), unit: try str(unit),
             minFraction: try num(minFraction), maxFraction: try num(maxFraction))
-        return .string(try formatter.format(value))
-    }
-}
-
-/// A small `Intl.NumberFormat`: grouping and decimal separators per language, currency symbols
-/// for the common ISO codes, fraction digits as the options say. Without ICU, locales beyond
-/// these separators format as English.
-struct NumberFormatter {
-    var locale: String?, currency: String?, unit: String?, minFraction: Double?, maxFraction: Double?
-
-    private static let currencySymbols: [String: (String, Int)] = [
-        "USD": ("$", 2), "EUR": ("€", 2), "JPY": ("¥", 0), "GBP": ("£", 2), "CNY": ("CN¥", 2), "INR": ("₹", 2),
-        "KRW": ("₩", 0), "CAD": ("CA$", 2), "AUD": ("A$", 2), "CHF": ("CHF", 2), "BRL": ("R$", 2), "MXN": ("MX$", 2),
-    ]
-
-    func format(_ value: Double) throws(EvaluationError) -> String {
-        if value.isNaN { return "NaN" }
-        let lang = locale.map { String($0.lowercased().prefix(while: { $0 != "-" && $0 != "_" })) } ?? "en"
-        let (group, decimal): (String, String)
-        switch lang {
-        case "de", "es", "it", "nl", "pt", "da", "id", "tr", "el": (group, decimal) = (".", ",")
-        case "fr", "nb", "no", "sv", "fi", "cs", "pl", "ru", "uk": (group, decimal) = ("\u{202F}", ",")
-        default: (group, decimal) = (",", ".")
-        }
-        var defaultMin = 0, defaultMax = 3
-        var prefix = "", suffix = ""
-        if let currency {
-            let code = currency.uppercased()
-            guard code.count == 3, code.allSatisfy({ $0.isASCII && $0.isLetter }) else {
-                throw EvaluationError("Invalid currency code : \(currency)")
-            }
-            let (symbol, digits) = NumberFormatter.currencySymbols[code] ?? (code + "\u{A0}", 2)
-            defaultMin = digits; defaultMax = digits
-            if group == "," { prefix = symbol } else { suffix = "\u{A0}" + symbol }
-        } else if let unit {
-            suffix = " " + unit
-        }
-        func digits(_ d: Double?) -> Int? {
-            guard let d else { return nil }
-            guard d.isFinite else { return d == .infinity ? 20 : 0 }
-            return Int(max(0, min(20, d)))
-        }
-        var minDigits = digits(minFraction) ?? defaultMin
-        let maxDigits = digits(maxFraction) ?? max(defaultMax, minDigits)
-        minDigits = min(minDigits, maxDigits)
-        if value.isInfinite { return (value < 0 ? "-" : "") + prefix + "∞" + suffix }
-        // Round half away from zero at maxDigits, working on the decimal digits of the value.
-        let scaled = abs(value) * pow(10, Double(maxDigits))
-        var digits: String
-        if scaled < 9e15 {
-            digits = String(UInt64(roundHalfAwayFromZero(scaled)))
-        } else {
-            digits = JSNumber.format(scaled.rounded())
-            if digits.contains("e") {
-                digits = JSNumber.format(abs(value)); return (value < 0 ? "-" : "") + prefix + digits + suffix
-            }
-        }
-        while digits.count <= maxDigits { digits = "0" + digits }
-        var integer = String(digits.dropLast(maxDigits))
-        var fraction = String(digits.suffix(maxDigits))
-        while fraction.count > minDigits && fraction.hasSuffix("0") { fraction.removeLast() }
-        var grouped = ""
-        for (k, ch) in integer.reversed().enumerated() {
-            if k > 0 && k % 3 == 0 { grouped = group + grouped }
-            grouped = String(ch) + grouped
-        }
-        integer = grouped
-        let negative = value < 0 && (Double(digits) ?? 0) != 0
-        return (negative ? "-" : "") + prefix + integer + (fraction.isEmpty ? "" : decimal + fraction) + suffix
+        return .string(formatter.format(try evalNumber(number, ctx)))
     }
 }
