@@ -180,9 +180,13 @@ struct FormatParser {
     private mutating func nest(_ offset: Int) throws(MapCoreError) {
         depth += 1
         peak = max(peak, depth)
-        if depth > Self.maxDepth {
-            throw fail("Nesting deeper than \(Self.maxDepth) levels", at: offset, code: .limit)
-        }
+        if depth > Self.maxDepth { throw tooDeep(offset) }
+    }
+
+    /// Out of line: the message's temporaries would otherwise sit in every recursive frame, and
+    /// the limit is sized for a 128 KB stack.
+    @inline(never) private func tooDeep(_ offset: Int) -> MapCoreError {
+        fail("Nesting deeper than \(Self.maxDepth) levels", at: offset, code: .limit)
     }
 
     private func expression(_ node: Node, _ offset: Int) throws(MapCoreError) -> FormatExpression {
@@ -265,9 +269,7 @@ struct FormatParser {
             let arithmetic = level != .or && level != .and
             if arithmetic {
                 height += 1
-                if base + height > Self.maxDepth {
-                    throw fail("Nesting deeper than \(Self.maxDepth) levels", at: current.offset, code: .limit)
-                }
+                if base + height > Self.maxDepth { throw tooDeep(current.offset) }
             }
             index += 1
             let at = current.offset
@@ -276,64 +278,78 @@ struct FormatParser {
             let right = try parseBinary(Level(rawValue: level.rawValue + 1) ?? .unary)
             height = max(height, peak - base)
             if arithmetic { depth -= 1 }
-            switch level {
-            case .or:
-                let l = try predicate(left, start), r = try predicate(right, at)
-                if case .or(let parts) = l {
-                    left = .predicate(.or(parts + [r]))
-                } else {
-                    left = .predicate(.or([l, r]))
-                }
-            case .and:
-                let l = try predicate(left, start), r = try predicate(right, at)
-                if case .and(let parts) = l {
-                    left = .predicate(.and(parts + [r]))
-                } else {
-                    left = .predicate(.and([l, r]))
-                }
-            default:
-                left = .expression(
-                    .function(name, operand: nil, arguments: [try expression(left, start), try expression(right, at)]))
-            }
+            left = try combine(level, name, left, start, right, at)
+        }
+    }
+
+    /// The node of `left op right` (AND and OR gather their operands). Out of line, as tooDeep.
+    @inline(never) private func combine(
+        _ level: Level, _ name: String, _ left: Node, _ start: Int, _ right: Node, _ at: Int
+    ) throws(MapCoreError) -> Node {
+        switch level {
+        case .or:
+            let l = try predicate(left, start), r = try predicate(right, at)
+            if case .or(let parts) = l { return .predicate(.or(parts + [r])) }
+            return .predicate(.or([l, r]))
+        case .and:
+            let l = try predicate(left, start), r = try predicate(right, at)
+            if case .and(let parts) = l { return .predicate(.and(parts + [r])) }
+            return .predicate(.and([l, r]))
+        default:
+            return .expression(
+                .function(name, operand: nil, arguments: [try expression(left, start), try expression(right, at)]))
         }
     }
 
     /// NOT, ANY/SOME/ALL/NONE and unary minus, then a postfix expression.
+    /// The common path stays small: NOT, ANY/SOME/ALL/NONE and minus are out of line, so a
+    /// level of parentheses costs little stack (the limit is sized for a 128 KB stack).
     private mutating func parsePrefix(_ minimum: Level) throws(MapCoreError) -> Node {
-        let start = current.offset
         if minimum.rawValue <= Level.comparison.rawValue && (isKeyword("NOT") || isSymbol("!")) {
-            index += 1
-            try nest(start)
-            let at = current.offset
-            let operand = try predicate(try parseBinary(.comparison), at)
-            depth -= 1
-            return .predicate(.not(operand))
+            return try parseNot()
         }
         if minimum.rawValue <= Level.comparison.rawValue, let k = keyword(current.token),
             ["ANY", "SOME", "ALL", "NONE"].contains(k)
         {
-            index += 1
-            let lhsStart = current.offset
-            let lhs = try parseBinary(.additive)
-            guard try peekComparison() else { throw fail("Expected a comparison after \(k)", at: current.offset) }
-            return try parseComparison(left: lhs, leftStart: lhsStart, modifier: k == "ALL" ? .all : .any, word: k)
+            return try parseQuantified(k)
         }
-        if isSymbol("-") {
-            index += 1
-            try nest(start)
-            let at = current.offset
-            let operand = try expression(try parsePrefix(.unary), at)
-            depth -= 1
-            switch operand {
-            case .constant(.int(let v)) where v != Int64.min: return .expression(.constant(.int(-v)))
-            case .constant(.uint(let v)) where v == UInt64(Int64.max) + 1:
-                return .expression(.constant(.int(Int64.min)))
-            case .constant(let c) where c.doubleValue != nil:
-                return .expression(.constant(.double(-(c.doubleValue ?? 0))))
-            default: return .expression(.function("from:subtract:", operand: nil, arguments: [operand]))
-            }
-        }
+        if isSymbol("-") { return try parseNegation() }
         return try parsePostfix()
+    }
+
+    @inline(never) private mutating func parseNot() throws(MapCoreError) -> Node {
+        let start = current.offset
+        index += 1
+        try nest(start)
+        let at = current.offset
+        let operand = try predicate(try parseBinary(.comparison), at)
+        depth -= 1
+        return .predicate(.not(operand))
+    }
+
+    @inline(never) private mutating func parseQuantified(_ k: String) throws(MapCoreError) -> Node {
+        index += 1
+        let lhsStart = current.offset
+        let lhs = try parseBinary(.additive)
+        guard try peekComparison() else { throw fail("Expected a comparison after \(k)", at: current.offset) }
+        return try parseComparison(left: lhs, leftStart: lhsStart, modifier: k == "ALL" ? .all : .any, word: k)
+    }
+
+    @inline(never) private mutating func parseNegation() throws(MapCoreError) -> Node {
+        let start = current.offset
+        index += 1
+        try nest(start)
+        let at = current.offset
+        let operand = try expression(try parsePrefix(.unary), at)
+        depth -= 1
+        switch operand {
+        case .constant(.int(let v)) where v != Int64.min: return .expression(.constant(.int(-v)))
+        case .constant(.uint(let v)) where v == UInt64(Int64.max) + 1:
+            return .expression(.constant(.int(Int64.min)))
+        case .constant(let c) where c.doubleValue != nil:
+            return .expression(.constant(.double(-(c.doubleValue ?? 0))))
+        default: return .expression(.function("from:subtract:", operand: nil, arguments: [operand]))
+        }
     }
 
     private mutating func peekComparison() throws(MapCoreError) -> Bool {
@@ -436,52 +452,55 @@ struct FormatParser {
         // a[0][1] and (x).a.b nest the tree as a chain does: one level per subscript or key on
         // the left, the index one level below its node (see maxDepth).
         var height = peak - level
-        defer { peak = max(outerPeak, level + height) }
         while isSymbol("[") || isSymbol(".") {
-            let base = try expression(node, start)
-            height += 1
-            if level + height > Self.maxDepth {
-                throw fail("Nesting deeper than \(Self.maxDepth) levels", at: current.offset, code: .limit)
-            }
-            if isSymbol("[") {
-                let open = current.offset
-                index += 1
-                try nest(open)
-                peak = depth
-                let idx: FormatExpression
-                if let k = keyword(current.token), ["FIRST", "LAST", "SIZE"].contains(k) {
-                    idx = .indexKeyword(k)
-                    index += 1
-                } else {
-                    let at = current.offset
-                    idx = try expression(try parseOr(), at)
-                }
-                try expect("]", "to close the index")
-                depth -= 1
-                height = max(height, peak - level)
-                node = .expression(.function("objectFrom:withIndex:", operand: nil, arguments: [base, idx]))
-            } else {
-                index += 1
-                let key: String
-                switch current.token {
-                case .identifier(let s) where !s.contains(":"):
-                    key = s
-                    index += 1
-                case .escapedIdentifier(let s):
-                    key = s
-                    index += 1
-                case .keyPlaceholder: key = try keyArgument()
-                default: throw fail("Expected a key after '.', found \(describe(current.token))", at: current.offset)
-                }
-                switch base {
-                case .keyPath(let path): node = .expression(.keyPath(path + [key]))
-                case .evaluatedObject: node = .expression(.keyPath([key]))
-                default:
-                    node = .expression(.function("valueForKey:", operand: base, arguments: [.constant(.string(key))]))
-                }
-            }
+            node = try parseSuffix(node, start: start, level: level, height: &height)
         }
+        peak = max(outerPeak, level + height)
         return node
+    }
+
+    /// One `[index]` or `.key` after `node`. Out of line, as parsePrefix's rare branches.
+    @inline(never) private mutating func parseSuffix(
+        _ node: Node, start: Int, level: Int, height: inout Int
+    ) throws(MapCoreError) -> Node {
+        let base = try expression(node, start)
+        height += 1
+        if level + height > Self.maxDepth { throw tooDeep(current.offset) }
+        if isSymbol("[") {
+            let open = current.offset
+            index += 1
+            try nest(open)
+            peak = depth
+            let idx: FormatExpression
+            if let k = keyword(current.token), ["FIRST", "LAST", "SIZE"].contains(k) {
+                idx = .indexKeyword(k)
+                index += 1
+            } else {
+                let at = current.offset
+                idx = try expression(try parseOr(), at)
+            }
+            try expect("]", "to close the index")
+            depth -= 1
+            height = max(height, peak - level)
+            return .expression(.function("objectFrom:withIndex:", operand: nil, arguments: [base, idx]))
+        }
+        index += 1
+        let key: String
+        switch current.token {
+        case .identifier(let s) where !s.contains(":"):
+            key = s
+            index += 1
+        case .escapedIdentifier(let s):
+            key = s
+            index += 1
+        case .keyPlaceholder: key = try keyArgument()
+        default: throw fail("Expected a key after '.', found \(describe(current.token))", at: current.offset)
+        }
+        switch base {
+        case .keyPath(let path): return .expression(.keyPath(path + [key]))
+        case .evaluatedObject: return .expression(.keyPath([key]))
+        default: return .expression(.function("valueForKey:", operand: base, arguments: [.constant(.string(key))]))
+        }
     }
 
     /// The next `%K` argument, which must name a property. Consumes the placeholder token.
