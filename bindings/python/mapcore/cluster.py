@@ -7,7 +7,7 @@ import math
 import operator
 import struct
 import threading
-from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
+from typing import TYPE_CHECKING, Any, Mapping, Sequence, TypeVar, Union
 
 from ._lib import (MC_E_BUFFER_TOO_SMALL, Buf, Compiled, Handle, check, collector_paused, lib, loads_json, take_bytes,
                    take_text, _declare, c_double_p, c_int_p, c_size_p)
@@ -295,6 +295,9 @@ class _Index(Handle):
         return stats
 
 
+_S = TypeVar("_S", bound="Supercluster")
+
+
 class Supercluster(_Index):
     """mapbox/supercluster with its options and defaults, names in snake case."""
 
@@ -322,6 +325,16 @@ class Supercluster(_Index):
         self._inputs = None
         self._plain = not cluster_properties
         self._inputs_lock = threading.Lock()
+
+    @classmethod
+    def _adopt(cls: type[_S], handle: ctypes.c_void_p) -> _S:
+        """Wraps a handle made elsewhere: its options are unknown, so clusterProperties may be set
+        and dicts always come from the library."""
+        obj = super()._adopt(handle)
+        obj._inputs = None
+        obj._plain = False
+        obj._inputs_lock = threading.Lock()
+        return obj
 
     def close(self) -> None:
         """Frees the index and lets go of the feature dicts a load() kept."""
