@@ -10,7 +10,7 @@ SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 VENV   := $(BUILD)/venv
 PY     := $(VENV)/bin/python
 APT_PACKAGES := libgeos-dev libcurl4-openssl-dev zlib1g-dev libsqlite3-dev sqlite3 cmake pkg-config valgrind time \
-	python3-venv
+	openssl python3-venv
 # MapLibre Native (PyPI mapli), which the demo and the tile tests render with, needs EGL and Mesa.
 RENDER_APT_PACKAGES := libegl1 libegl-mesa0 libgl1-mesa-dri libgles2
 RENDER_PIP_PACKAGES := mapli

@@ -2,7 +2,8 @@
 GeoPandas inputs; dict, numpy and Arrow results; pysupercluster (C++ supercluster with dict results)
 measured in the same run. Supercluster defaults (radius 40, extent 512, zooms 0-16).
 
-usage: python3 bench/bench_python.py [N] [REPEATS]     (default 1,000,000 seeded random points, 3)
+usage: python3 bench/bench_python.py [N] [REPEATS] [load]     (default 1,000,000 seeded random points, 3;
+       `load`: the load rows only)
 
 Prints the median of REPEATS runs per row (rows marked [1 run] run once) and the load average before and after.
 """
@@ -61,18 +62,26 @@ def main():
     t_peer = median_seconds(lambda: pysupercluster.SuperCluster(xy, min_zoom=0, max_zoom=16, radius=40, extent=512),
                             repeats)
     row("pysupercluster (numpy, bare points)", t_peer)
-    row("load(list of feature dicts), orjson", median_seconds(lambda: mapcore.Supercluster().load(features), repeats),
+    # load(list) gives the library coordinates first and the GeoJSON at the first get_tile.
+    row("load(list of feature dicts)", median_seconds(lambda: mapcore.Supercluster().load(features), repeats),
         t_peer)
+    row("  the same, then get_tile (GeoJSON via orjson)",
+        median_seconds(lambda: mapcore.Supercluster().load(features).get_tile(0, 0, 0), repeats), t_peer)
+    row("load(GeoJSON(list of feature dicts)), orjson",
+        median_seconds(lambda: mapcore.Supercluster().load(mapcore.GeoJSON(features)), repeats), t_peer)
     orjson_dumps = geojson_module._dumps
     geojson_module._dumps = geojson_module._dumps_json
     try:
-        row("load(list of feature dicts), json", median_seconds(lambda: mapcore.Supercluster().load(features), 1),
-            t_peer)
+        row("load(GeoJSON(list of feature dicts)), json",
+            median_seconds(lambda: mapcore.Supercluster().load(mapcore.GeoJSON(features)), 1), t_peer)
     finally:
         geojson_module._dumps = orjson_dumps
     row("load_points(numpy)", median_seconds(lambda: mapcore.Supercluster().load_points(xy), repeats), t_peer)
     row("load(GeoArrow point array)", median_seconds(lambda: mapcore.Supercluster().load(arrow), repeats), t_peer)
     row("load(GeoSeries of Points)", median_seconds(lambda: mapcore.Supercluster().load(series), repeats), t_peer)
+    if "load" in sys.argv[3:]:
+        print(f"load average after: {os.getloadavg()[0]:.2f}")
+        return
 
     print("-- getClusters over the world, zooms 0-16, summed")
     index = mapcore.Supercluster().load(features)

@@ -14,4 +14,13 @@ static inline CURLcode mc_curl_set_write_function(CURL *h, size_t (*f)(char *, s
 static inline CURLcode mc_curl_response_code(CURL *h, long *code) {
     return curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, code);
 }
+/* The CA bundle and directory this libcurl was built to use, or NULL (curl < 7.70 does not say). */
+static inline const char *mc_curl_builtin_cainfo(void) {
+    const curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
+    return v && v->age >= CURLVERSION_SEVENTH ? v->cainfo : NULL;
+}
+static inline const char *mc_curl_builtin_capath(void) {
+    const curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
+    return v && v->age >= CURLVERSION_SEVENTH ? v->capath : NULL;
+}
 #endif

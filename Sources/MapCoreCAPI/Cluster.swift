@@ -176,6 +176,17 @@ public func mc_cluster_index_get_children(
     }
 }
 
+@_cdecl("mc_cluster_index_get_children_flat")
+public func mc_cluster_index_get_children_flat(
+    _ handle: OpaquePointer?, _ id: Int64, _ items: UnsafeMutablePointer<mc_cluster_item>?, _ capacity: Int,
+    _ outCount: UnsafeMutablePointer<Int>?
+) -> Int32 {
+    boundary { () throws(MapCoreError) in
+        let sc = try clusterIndex(handle)
+        try fillItems(sc, try sc.children(of: clusterID(id)), items, capacity, outCount)
+    }
+}
+
 @_cdecl("mc_cluster_index_get_leaves")
 public func mc_cluster_index_get_leaves(
     _ handle: OpaquePointer?, _ id: Int64, _ pageArg: UnsafePointer<mc_page>?,

@@ -194,6 +194,23 @@ private func evaluate(
         #expect(JSON.serialize(try compile(cases[0]).serialize()) == cases[0])
     }
 
+    /// Issue 22 (fuzz): a negative-zero literal serialized as the integer 0, so the recompiled
+    /// form formatted `["*", -0, x]` as "0" where the original gave "-0", as GL JS does.
+    @Test func negativeZeroSurvivesSerialization() throws {
+        let text = #"["number-format",["*",-0e21,["get","x"]],{}]"#
+        let e = try compile(text)
+        let again = try compile(JSON.serialize(e.serialize()))
+        var ctx = EvaluationContext(zoom: 1)
+        ctx.properties = JSONObject([("x", .int(1))])
+        #expect(try e.evaluate(ctx).json() == .string("-0"))
+        #expect(try again.evaluate(ctx).json() == .string("-0"))
+        #expect(try evaluate(#"["/", 1, ["*", -1, 0]]"#).json() == .null)  // -Infinity has no JSON form
+        guard case .double(let z) = try evaluate(#"["*", -1, 0]"#).json(), z == 0, z.sign == .minus else {
+            Issue.record("-0 did not stay a negative zero")
+            return
+        }
+    }
+
     @Test func withinAndDistanceWithoutATile() throws {
         let square = #"{"type":"Polygon","coordinates":[[[0,0],[10,0],[10,10],[0,10],[0,0]]]}"#
         func within(_ geometry: String) throws -> Bool {

@@ -26,6 +26,11 @@ static void test_cluster_index(void) {
     CHECK_STATUS(mc_cluster_index_get_children(index, 164, 0, &buf), MC_OK);
     CHECK(text_contains(&buf, "\"point_count\":6") && text_contains(&buf, "\"cluster_id\""));
     mc_buf_dispose(&buf);
+    CHECK_STATUS(mc_cluster_index_get_children_flat(index, 164, NULL, 0, &count), MC_E_BUFFER_TOO_SMALL);
+    CHECK_STATUS(mc_cluster_index_get_children_flat(index, 164, items, 64, &count), MC_OK);
+    for (i = 0, sum = 0; i < count; i++) sum += items[i].point_count;
+    CHECK(count >= 2 && sum == 16);
+    CHECK_STATUS(mc_cluster_index_get_children_flat(index, 5, items, 64, &count), MC_E_NOT_FOUND);
     /* Leaves: named offset/limit; page {5, 10} starts at Niagara Falls. */
     CHECK_STATUS(mc_cluster_index_get_leaves(index, 164, &page, 0, &buf), MC_OK);
     CHECK(text_contains(&buf, "Niagara Falls") && !text_contains(&buf, "Cape Cod"));

@@ -117,6 +117,7 @@ int main(int argc, char **argv) {
         CHECK(top.size() == 32 && total == 162 && top[0].id == 164);
         CHECK(index.expansion_zoom(164) == 1);
         CHECK(index.leaves_flat(164).size() == 16);
+        CHECK(index.children_flat(164).size() == 4);
         CHECK(index.leaves(164, mc_page{5, 1}).find("Niagara Falls") != std::string::npos);
         CHECK(index.tile(0, 0, 0).rfind("{\"features\":[{\"type\":1,\"geometry\":[[150,205]]", 0) == 0);
         CHECK(index.tile(14, 0, 0) == "null");

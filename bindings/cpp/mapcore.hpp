@@ -331,6 +331,11 @@ class ClusterIndex {
         return detail::take_text(
             [&](mc_buf *out) { return mc_cluster_index_get_children(handle_, cluster_id, 0, out); });
     }
+    std::vector<mc_cluster_item> children_flat(std::int64_t cluster_id) const {
+        return flat([&](mc_cluster_item *items, size_t cap, size_t *n) {
+            return mc_cluster_index_get_children_flat(handle_, cluster_id, items, cap, n);
+        });
+    }
     std::string leaves(std::int64_t cluster_id, mc_page page = {0, 10}) const {
         return detail::take_text(
             [&](mc_buf *out) { return mc_cluster_index_get_leaves(handle_, cluster_id, &page, 0, out); });

@@ -22,6 +22,22 @@ mkdir -p "$work/src" "$work/raw"
 cp -R "$repo/bindings/python/mapcore" "$repo/bindings/python/setup.py" "$repo/bindings/python/pyproject.toml" \
   "$work/src/"
 find "$work/src" -name __pycache__ -prune -exec rm -rf {} + -o -name 'libmapcore.so*' -exec rm -f {} +
+# The licences of what travels inside: the Debian copyright file of every package whose library
+# libmapcore.so loads (a superset of what auditwheel vendors; GEOS is LGPL-2.1, which asks for its
+# text to go with the binary) and the common licence texts those files point to.
+licenses="$work/src/mapcore/licenses"
+mkdir -p "$licenses"
+command -v dpkg > /dev/null || { echo "wheel.sh: dpkg missing: cannot collect the licences" >&2; exit 1; }
+for dep in $(ldd "$lib" | awk '$3 ~ /^\// { print $3 }'); do
+  real=$(readlink -f "$dep")
+  pkg=$(dpkg -S "$real" 2>/dev/null || dpkg -S "/usr$real" 2>/dev/null || dpkg -S "${real#/usr}" 2>/dev/null) ||
+    { echo "wheel.sh: no Debian package owns $real: its licence cannot be collected" >&2; exit 1; }
+  pkg=${pkg%%:*}
+  [ -f "/usr/share/doc/$pkg/copyright" ] && cp "/usr/share/doc/$pkg/copyright" "$licenses/$pkg.copyright"
+done
+for text in $(grep -ho '/usr/share/common-licenses/[A-Za-z0-9.+-]*' "$licenses"/*.copyright | sort -u); do
+  [ -f "$text" ] && cp "$text" "$licenses/$(basename "$text")"
+done
 MAPCORE_LIBRARY="$lib" "$python" -m pip wheel --no-deps --no-build-isolation --disable-pip-version-check -q \
   -w "$work/raw" "$work/src" > "$work/pip.log" 2>&1 || { cat "$work/pip.log" >&2; exit 1; }
 mkdir -p "$out"

@@ -111,6 +111,11 @@ MC_API int mc_cluster_index_get_tile(mc_cluster_index *index, int z, int x, int 
  * Unknown id: MC_E_NOT_FOUND. */
 MC_API int mc_cluster_index_get_children(mc_cluster_index *index, int64_t cluster_id, uint32_t flags, mc_buf *out);
 
+/* As mc_cluster_index_get_children() into `items` (a child point's id is its input index), with
+ * the buffer convention of _get_clusters_flat. */
+MC_API int mc_cluster_index_get_children_flat(mc_cluster_index *index, int64_t cluster_id, mc_cluster_item *items,
+                                              size_t capacity, size_t *out_count);
+
 /* The input points of a cluster, depth-first in children order, skipping page->offset and
  * returning at most page->limit (NULL page: offset 0, limit 10), as a FeatureCollection.
  * Unknown id: MC_E_NOT_FOUND. */

@@ -51,6 +51,32 @@ public enum Fetch {
 
     private static let globalInit: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
 
+    /// Where HTTPS finds its trusted certificates, decided once per process: the file or
+    /// directory named by `SSL_CERT_FILE` / `SSL_CERT_DIR` (OpenSSL's variables; `CURL_CA_BUNDLE`
+    /// as the curl tool reads it) when set; else libcurl's built-in paths when they exist on this
+    /// machine; else the first bundle found among the usual places of the common distributions,
+    /// for a libcurl built elsewhere (the wheel's, built on Debian, run on RHEL or Alpine).
+    private static let trustStore: (file: String?, directory: String?) = {
+        func environment(_ name: String) -> String? {
+            guard let value = getenv(name), let s = String(validatingCString: value), !s.isEmpty else { return nil }
+            return s
+        }
+        let file = environment("CURL_CA_BUNDLE") ?? environment("SSL_CERT_FILE")
+        let directory = environment("SSL_CERT_DIR")
+        if file != nil || directory != nil { return (file, directory) }
+        func readable(_ p: UnsafePointer<CChar>?) -> Bool { p.map { access($0, R_OK) == 0 } ?? false }
+        if readable(mc_curl_builtin_cainfo()) || readable(mc_curl_builtin_capath()) { return (nil, nil) }
+        let bundles = [
+            "/etc/ssl/certs/ca-certificates.crt",  // Debian, Ubuntu, Arch, Gentoo
+            "/etc/pki/tls/certs/ca-bundle.crt",  // Fedora, RHEL, CentOS
+            "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem",  // RHEL 7+
+            "/etc/ssl/ca-bundle.pem",  // openSUSE
+            "/etc/ssl/cert.pem",  // Alpine, macOS, OpenBSD
+            "/usr/local/share/certs/ca-root-nss.crt",  // FreeBSD
+        ]
+        return (bundles.first { access($0, R_OK) == 0 }, nil)
+    }()
+
     private final class Body {
         var bytes: [UInt8] = []
         var tooLarge = false
@@ -89,6 +115,8 @@ public enum Fetch {
                 _ = mc_curl_set_long(h, CURLOPT_TIMEOUT, 60)
                 _ = mc_curl_set_long(h, CURLOPT_CONNECTTIMEOUT, 15)
                 _ = mc_curl_set_long(h, CURLOPT_NOSIGNAL, 1)  // no SIGALRM in the host process
+                if let file = trustStore.file { _ = mc_curl_set_string(h, CURLOPT_CAINFO, file) }
+                if let directory = trustStore.directory { _ = mc_curl_set_string(h, CURLOPT_CAPATH, directory) }
                 _ = mc_curl_set_string(h, CURLOPT_ACCEPT_ENCODING, "")
                 _ = mc_curl_set_string(h, CURLOPT_USERAGENT, "MapCore/\(MapCoreVersion.string)")
                 // A Content-Length above the limit is refused before the body is read.

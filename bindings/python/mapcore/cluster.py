@@ -1,12 +1,14 @@
 """Point clustering (supercluster): include/mapcore/cluster.h. Data sources are in source.py."""
 from __future__ import annotations
 
+import array
 import ctypes
 import json
 import math
 import operator
 import struct
 import threading
+from itertools import chain
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, TypeVar, Union
 
 from ._lib import (MC_E_BUFFER_TOO_SMALL, Buf, Compiled, Handle, check, collector_paused, lib, loads_json, take_bytes,
@@ -75,6 +77,7 @@ _declare("mc_cluster_index_get_tile", ctypes.c_int, _p, ctypes.c_int, ctypes.c_i
          _bufp)
 _declare("mc_cluster_index_get_children", ctypes.c_int, _p, ctypes.c_int64, ctypes.c_uint32, _bufp)
 _declare("mc_cluster_index_get_leaves", ctypes.c_int, _p, ctypes.c_int64, ctypes.POINTER(Page), ctypes.c_uint32, _bufp)
+_declare("mc_cluster_index_get_children_flat", ctypes.c_int, _p, ctypes.c_int64, _items_p, ctypes.c_size_t, c_size_p)
 _declare("mc_cluster_index_get_leaves_flat", ctypes.c_int, _p, ctypes.c_int64, ctypes.POINTER(Page), _items_p,
          ctypes.c_size_t, c_size_p)
 _declare("mc_cluster_index_get_expansion_zoom", ctypes.c_int, _p, ctypes.c_int64, c_int_p)
@@ -154,6 +157,53 @@ def _dicts_of_items(items: Any, inputs: Sequence[dict[str, Any]]) -> list[dict[s
     return out
 
 
+_NUMBER = (int, float)
+_ID = (str, int, float)
+_PROPERTIES = (dict, type(None))
+
+
+def _bare_points(features: Sequence[Any]) -> array.array[float] | None:
+    """lng, lat of every feature as doubles when each is a Point feature dict the library would
+    take as it is (2 or 3 numbers, finite; an object or null for properties; a string or number
+    id), else None: then the features go the JSON way, which reports what is wrong. Exact types
+    (a bool is not a number in JSON); C-level passes (map, chain) where they do the work, as this
+    runs over millions of dicts."""
+    try:
+        coords = [g["coordinates"] for f in features
+                  if type(f) is dict and f["type"] == "Feature" and type(g := f["geometry"]) is dict
+                  and g["type"] == "Point" and type(f.get("properties")) in _PROPERTIES
+                  and type(f.get("id", 0)) in _ID]
+        if len(coords) != len(features):
+            return None
+        lengths = set(map(len, coords))
+        if lengths != {2}:
+            if not lengths <= {2, 3} or not all(type(c[2]) in _NUMBER for c in coords if len(c) == 3):
+                return None
+            coords = [c[:2] for c in coords]
+        if not set(map(type, chain.from_iterable(coords))) <= set(_NUMBER):
+            return None
+        flat = array.array("d", chain.from_iterable(coords))
+        # NaN or an infinity anywhere makes the sum one (so may finite values near 1e308: then
+        # the JSON way takes them).
+        return flat if math.isfinite(sum(flat)) else None
+    except (KeyError, TypeError, OverflowError):
+        return None
+
+
+def _items(call: Any) -> Any:
+    """The items a flat query writes, in an array of their number: call(room, count) returns a
+    status, and the first call tells the count when the room is too small."""
+    count = ctypes.c_size_t()
+    room = (ClusterItem * 0)()
+    for _ in range(2):
+        status = call(room, ctypes.byref(count))
+        if status != MC_E_BUFFER_TOO_SMALL:
+            break
+        room = (ClusterItem * count.value)()
+    check(status)
+    return (ClusterItem * count.value).from_buffer(room)
+
+
 def _features(text: bytes) -> list[dict[str, Any]]:
     features: list[dict[str, Any]] = loads_json(text)["features"]
     return features
@@ -224,29 +274,39 @@ class _Index(Handle):
         """As get_leaves, as a ctypes array of ClusterItem (id: the point's input index)."""
         cid = cluster_id(cluster)
         page = Page(int(offset), _leaf_limit(limit))
-        count = ctypes.c_size_t()
-        room = (ClusterItem * 0)()
-        for _ in range(2):  # the first call tells the count when the room is too small
-            status = lib.mc_cluster_index_get_leaves_flat(self._handle, cid, ctypes.byref(page), room, len(room),
-                                                          ctypes.byref(count))
-            if status != MC_E_BUFFER_TOO_SMALL:
-                break
-            room = (ClusterItem * count.value)()
-        check(status)
-        return (ClusterItem * count.value).from_buffer(room)
+        return _items(lambda room, count: lib.mc_cluster_index_get_leaves_flat(
+            self._handle, cid, ctypes.byref(page), room, len(room), count))
+
+    def get_children_flat(self, cluster: ClusterRef) -> Any:
+        """As get_children, as a ctypes array of ClusterItem (a point's id: its input index)."""
+        cid = cluster_id(cluster)
+        return _items(lambda room, count: lib.mc_cluster_index_get_children_flat(
+            self._handle, cid, room, len(room), count))
 
     def get_leaves_numpy(self, cluster: ClusterRef, limit: float | None = 10, offset: int = 0) -> Any:
         """As get_leaves_flat, as a numpy structured array (fields id, lng, lat, point_count)."""
         return interop.cluster_items_numpy(self.get_leaves_flat(cluster, limit, offset))
 
+    def _with_properties(self) -> None:
+        """Before a query whose answer the library writes with the points' properties."""
+
     def get_tile(self, z: int, x: int, y: int) -> dict[str, Any] | None:
         """supercluster's getTile: {"features": [...]} in tile pixels, or None when empty."""
+        self._with_properties()
         tile: dict[str, Any] | None = json.loads(take_text(
             lambda buf: lib.mc_cluster_index_get_tile(self._handle, int(z), int(x), int(y), 0, buf)))
         return tile
 
     def get_children(self, cluster: ClusterRef) -> list[dict[str, Any]]:
-        """The cluster's children one zoom in (`cluster`: an id, or the cluster feature)."""
+        """The cluster's children one zoom in (`cluster`: an id, or the cluster feature). Points
+        are the input dicts themselves after load() of a list of feature dicts (see get_clusters)."""
+        lock = getattr(self, "_inputs_lock", None)
+        if lock is not None:
+            with lock:
+                inputs = self._inputs  # type: ignore[attr-defined]
+                items = self.get_children_flat(cluster) if inputs is not None else None
+            if inputs is not None:
+                return _dicts_of_items(items, inputs)
         cid = cluster_id(cluster)
         return _features(take_bytes(lambda buf: lib.mc_cluster_index_get_children(self._handle, cid, 0, buf)))
 
@@ -301,9 +361,12 @@ _S = TypeVar("_S", bound="Supercluster")
 class Supercluster(_Index):
     """mapbox/supercluster with its options and defaults, names in snake case."""
 
-    __slots__ = ("_inputs", "_plain", "_inputs_lock")
+    __slots__ = ("_inputs", "_pending", "_plain", "_inputs_lock")
     #: The feature dicts of the last load() from a list, which results give back for points.
     _inputs: list[dict[str, Any]] | None
+    #: The same dicts while the library holds their points only (load()'s fast path): given to
+    #: it as GeoJSON at the first get_tile, whose answer the library writes with properties.
+    _pending: list[dict[str, Any]] | None
     _plain: bool
     #: Pairs a load with its _inputs for readers of the dict path, so a reader never maps the
     #: items of one load onto the dicts of another (the library alone keeps its own swap atomic).
@@ -323,6 +386,7 @@ class Supercluster(_Index):
         check(lib.mc_cluster_index_new(options, len(options), ctypes.byref(handle)))
         self._handle = handle
         self._inputs = None
+        self._pending = None
         self._plain = not cluster_properties
         self._inputs_lock = threading.Lock()
 
@@ -332,13 +396,14 @@ class Supercluster(_Index):
         and dicts always come from the library."""
         obj = super()._adopt(handle)
         obj._inputs = None
+        obj._pending = None
         obj._plain = False
         obj._inputs_lock = threading.Lock()
         return obj
 
     def close(self) -> None:
         """Frees the index and lets go of the feature dicts a load() kept."""
-        self._inputs = None
+        self._inputs = self._pending = None
         super().close()
 
     def load(self, features: GeoJSONLike | GeoJSON | Any) -> Supercluster:
@@ -351,20 +416,35 @@ class Supercluster(_Index):
         A list of feature dicts is kept (the list is copied, the dicts are not) so that
         get_clusters and get_leaves hand back a point's own dict, as supercluster JS does,
         without the cost of new ones; close() lets go of it. A getClusters or getLeaves on
-        another thread waits for a load of a list to finish."""
+        another thread waits for a load of a list to finish.
+
+        When every dict is a valid Point feature the library first gets their coordinates only
+        and their GeoJSON at the first get_tile, which needs the properties: a property value
+        JSON cannot hold (a set, a NaN) raises there, not here."""
         points = interop.points_array(features)
         if points is not None:
             return self.load_points(points)
         inputs = None
-        if isinstance(features, (list, tuple)):
-            keep = self._plain and all(type(f) is dict and f.get("type") == "Feature" for f in features)
-            inputs = list(features) if keep else None
+        if isinstance(features, (list, tuple)) and self._plain:
+            flat = _bare_points(features) if features else None
+            if flat is not None:
+                return self._load_flat((ctypes.c_double * len(flat)).from_buffer(flat), list(features), pending=True)
+            if all(type(f) is dict and f.get("type") == "Feature" for f in features):
+                inputs = list(features)
         data = as_geojson(features)  # keeps the handle alive through the call
         with self._inputs_lock:
             check(lib.mc_cluster_index_load(self._handle, data.handle))
-            self._inputs = inputs
+            self._inputs, self._pending = inputs, None
         self._level_items = None
         return self
+
+    def _with_properties(self) -> None:
+        with self._inputs_lock:
+            if self._pending is not None:
+                # The same points in the same order: ids and answers stay as they were.
+                data = as_geojson(self._pending)
+                check(lib.mc_cluster_index_load(self._handle, data.handle))
+                self._pending = None
 
     def load_points(self, lnglat: Any) -> Supercluster:
         """Indexes bare points from a flat sequence or buffer of lng, lat doubles (e.g. a numpy
@@ -378,21 +458,25 @@ class Supercluster(_Index):
         except TypeError:
             view = None
         if view is not None and view.nbytes == 0:
-            n_doubles, array = 0, (ctypes.c_double * 0)()
+            n_doubles, doubles = 0, (ctypes.c_double * 0)()
         elif view is not None and view.format == "d" and view.c_contiguous:
             n_doubles = view.nbytes // 8
             flat = view.cast("B")
-            array = (ctypes.c_double * n_doubles).from_buffer_copy(flat) if flat.readonly else \
+            doubles = (ctypes.c_double * n_doubles).from_buffer_copy(flat) if flat.readonly else \
                 (ctypes.c_double * n_doubles).from_buffer(flat)
         else:
             values = [float(v) for row in lnglat for v in (row if isinstance(row, (list, tuple)) else (row,))]
             n_doubles = len(values)
-            array = (ctypes.c_double * n_doubles)(*values)
+            doubles = (ctypes.c_double * n_doubles)(*values)
         if n_doubles % 2:
             raise ValueError("lnglat needs an even number of values")
+        return self._load_flat(doubles, None, pending=False)
+
+    def _load_flat(self, doubles: Any, inputs: list[dict[str, Any]] | None, pending: bool) -> Supercluster:
+        """Indexes the points of a ctypes array of lng, lat doubles."""
         with self._inputs_lock:
-            check(lib.mc_cluster_index_load_points(self._handle, array, n_doubles // 2))
-            self._inputs = None
+            check(lib.mc_cluster_index_load_points(self._handle, doubles, len(doubles) // 2))
+            self._inputs, self._pending = inputs, inputs if pending else None
         self._level_items = None
         return self
 

@@ -211,6 +211,68 @@ def test_dicts_loaded_from_a_list_come_back_as_the_library_writes_them(features)
     assert points and all(id(p) in index for p in points) and all(id(leaf) in index for leaf in leaves)
 
 
+def test_point_dicts_load_as_coordinates_first_and_answer_as_the_json_way():
+    """load(list of Point feature dicts) gives the library the coordinates only, and the GeoJSON
+    at the first get_tile: every answer equals the JSON way's, ids included; getChildren, as
+    getClusters and getLeaves, hands back the input dicts for points."""
+    features = _random_points(20000, 3) + [
+        {"type": "Feature", "id": "z", "properties": None, "geometry": {"type": "Point", "coordinates": [1, 2, 30]}},
+        {"type": "Feature", "id": 7.5, "properties": {"k": [1]},
+         "geometry": {"type": "Point", "coordinates": [1.5, 2]}}]
+    fast = mapcore.Supercluster(generate_id=True).load(features)
+    slow = mapcore.Supercluster(generate_id=True).load(mapcore.GeoJSON({"type": "FeatureCollection",
+                                                                         "features": features}))
+    assert fast._pending is not None and slow._pending is None
+    for zoom in (0, 5, 17):
+        assert fast.get_clusters(WORLD, zoom) == slow.get_clusters(WORLD, zoom)
+    big = max((f for f in fast.get_clusters(WORLD, 3) if "cluster_id" in f["properties"]),
+              key=lambda f: f["properties"]["point_count"])
+    index = {id(f) for f in features}
+    for cluster in fast.get_clusters(WORLD, 12)[:300]:
+        if "cluster_id" in cluster["properties"]:
+            children = fast.get_children(cluster)
+            assert children == slow.get_children(cluster)
+            assert all(id(c) in index for c in children if "cluster_id" not in c["properties"])
+    assert fast._pending is not None
+    assert fast.get_tile(3, 4, 3) == slow.get_tile(3, 4, 3) is not None
+    assert fast._pending is None
+    assert fast.get_children(big) == slow.get_children(big)
+    assert fast.get_leaves(big, limit=None) == slow.get_leaves(big, limit=None)
+
+
+@pytest.mark.parametrize("bad, error", [
+    ({"coordinates": [True, 2]}, mapcore.InvalidGeoJSONError),
+    ({"coordinates": [1, "2"]}, mapcore.InvalidGeoJSONError),
+    ({"coordinates": [1, 2, 3, 4]}, mapcore.UnsupportedError),
+    ({"coordinates": [1, 2, None]}, mapcore.InvalidGeoJSONError),
+    ({"coordinates": [1]}, mapcore.InvalidGeoJSONError),
+    ({"properties": [1]}, mapcore.InvalidGeoJSONError),
+    ({"id": None}, mapcore.InvalidGeoJSONError),
+    ({"id": True}, mapcore.InvalidGeoJSONError),
+    ({"coordinates": [float("nan"), 2]}, mapcore.MapCoreError),
+])
+def test_point_dicts_the_library_refuses_are_refused_at_load(bad, error):
+    """The coordinates-first way takes only what the JSON way would; the rest goes that way and
+    fails there, leaving the previous load in place."""
+    index = mapcore.Supercluster().load(PLACES["features"])
+    before = index.get_clusters(WORLD, 17)
+    feature = {"type": "Feature", "properties": {}, "geometry": {"type": "Point", "coordinates": [1, 2]}}
+    geometry = {**feature["geometry"], **{k: v for k, v in bad.items() if k == "coordinates"}}
+    feature = {**feature, **{k: v for k, v in bad.items() if k != "coordinates"}, "geometry": geometry}
+    with pytest.raises(error):
+        index.load([feature] * 3)
+    assert index.get_clusters(WORLD, 17) == before
+
+
+def test_a_property_json_cannot_hold_raises_when_the_library_needs_it():
+    index = mapcore.Supercluster().load([{"type": "Feature", "properties": {"s": {1, 2}},
+                                          "geometry": {"type": "Point", "coordinates": [1, 2]}}])
+    assert index.get_clusters(WORLD, 17)[0]["properties"]["s"] == {1, 2}
+    with pytest.raises(TypeError):
+        index.get_tile(0, 0, 0)
+    assert len(index.get_clusters(WORLD, 17)) == 1
+
+
 def test_dicts_with_cluster_properties_or_from_other_inputs_are_written_by_the_library():
     props = {"sum": ["+", ["get", "scalerank"]]}
     index = mapcore.Supercluster(cluster_properties=props).load(PLACES["features"])

@@ -154,6 +154,50 @@ def test_import_from_http_file_url_and_path(http_root):
         assert len(source) == 3 * 163
 
 
+@pytest.fixture
+def https_root(tmp_path):
+    """An HTTPS server with a self-signed certificate for 127.0.0.1 that no system trusts."""
+    import ssl
+    import subprocess
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True)
+    (tmp_path / "places.geojson").write_text(json.dumps(PLACES))
+    handler = functools.partial(_QuietHandler, directory=str(tmp_path))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"https://127.0.0.1:{server.server_address[1]}/places.geojson", cert
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_https_trusts_the_bundle_ssl_cert_file_names(https_root):
+    """The library reads SSL_CERT_FILE once per process, so each case runs in its own."""
+    import subprocess
+    import sys
+    url, cert = https_root
+    program = ("import mapcore, sys\n"
+               "s = mapcore.DataSource()\n"
+               "try:\n    s.import_data(sys.argv[1])\nexcept mapcore.MapCoreIOError as e:\n    print(e)\n"
+               "print(len(s))\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("SSL_CERT_FILE", "SSL_CERT_DIR", "CURL_CA_BUNDLE")}
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(mapcore.__file__).parents[1]), env.get("PYTHONPATH", "")])
+    untrusted = subprocess.run([sys.executable, "-c", program, url], env=env, capture_output=True, text=True)
+    assert untrusted.returncode == 0, untrusted.stderr
+    assert untrusted.stdout.splitlines()[-1] == "0" and "certificate" in untrusted.stdout.lower(), untrusted.stdout
+    trusted = subprocess.run([sys.executable, "-c", program, url], env={**env, "SSL_CERT_FILE": str(cert)},
+                             capture_output=True, text=True)
+    assert trusted.returncode == 0, trusted.stderr
+    assert trusted.stdout.strip() == "163", trusted.stdout
+
+
 class _HostileHandler(http.server.BaseHTTPRequestHandler):
     """/huge: a Content-Length of 600 GB and no body; /bomb: 1 MB of gzip that inflates to 64 MB;
     /stream: a body without a length that never ends."""

@@ -47,6 +47,17 @@ def test_wheel_tag_is_honest_about_glibc(wheel):
     assert not any(n.startswith("libswift") for n in names)
 
 
+def test_wheel_carries_the_licences_of_what_it_vendors(wheel):
+    with zipfile.ZipFile(wheel) as z:
+        licences = {Path(n).name: n for n in z.namelist() if "/licenses/" in n}
+        geos = [n for n in licences if n.startswith("libgeos") and n.endswith(".copyright")]
+        assert geos, sorted(licences)
+        assert "LGPL-2.1" in z.read(licences[geos[0]]).decode()
+        assert "GNU LESSER GENERAL PUBLIC LICENSE" in z.read(licences["LGPL-2.1"]).decode()
+    for library in ("libcurl", "libsqlite3"):
+        assert any(n.startswith(library) and n.endswith(".copyright") for n in licences), (library, sorted(licences))
+
+
 def test_wheel_installs_and_runs_in_a_bare_environment(wheel, tmp_path):
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)

@@ -108,10 +108,13 @@ public enum ExpressionValue: Sendable {
 
     /// The value as JSON. Non-finite numbers have no JSON form and become null.
     public func json(colors: ColorEncoding = .css, topLevel: Bool = true) -> JSONValue {
-        // Integral numbers print as integers, as JavaScript prints them.
+        // Integral numbers print as integers, as JavaScript prints them. Negative zero stays a
+        // double: an integer would lose its sign, which `number-format` and `/` can observe.
         func number(_ d: Double) -> JSONValue {
             guard d.isFinite else { return .null }
-            if d == d.rounded(), abs(d) < 9.007199254740992e15 { return .int(Int64(d)) }
+            if d == d.rounded(), abs(d) < 9.007199254740992e15, !(d == 0 && d.sign == .minus) {
+                return .int(Int64(d))
+            }
             return .double(d)
         }
         func colorJSON(_ c: Color, top: Bool) -> JSONValue {
