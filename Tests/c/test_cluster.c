@@ -91,6 +91,8 @@ static void test_cluster_index(void) {
     /* Misuse: NULL and freed handles, wrong kinds. */
     mc_cluster_index_free(index);
     CHECK_STATUS(mc_cluster_index_get_clusters(index, world, 0, 0, &buf), MC_E_MISUSE);
+    CHECK_STATUS(mc_cluster_index_get_children_flat(index, 164, items, 64, &count), MC_E_MISUSE);
+    CHECK_STATUS(mc_cluster_index_get_children_flat(NULL, 164, items, 64, &count), MC_E_MISUSE);
     CHECK_STATUS(mc_cluster_index_load(NULL, places), MC_E_MISUSE);
     CHECK_STATUS(mc_cluster_index_load((mc_cluster_index *)places, places), MC_E_MISUSE);
     mc_cluster_index_free(index);
