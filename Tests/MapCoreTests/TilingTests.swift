@@ -151,8 +151,8 @@ struct TilingFacts {
         for (lng, x) in [(540.0, 1.0), (-540.0, 0.0)] {
             let point = try GeoJSONParser.parse(#"{"type": "Point", "coordinates": [\#(lng), 0]}"#)
             let features = Wrap.wrap(Convert.features(of: point, options: TilingOptions()), options: TilingOptions())
-            guard case .points(let c)? = features.first?.geometry else { Issue.record("no point"); continue }
-            #expect(c[0] == x && c[1] == 0.5)
+            guard case .point(let px, let py)? = features.first?.geometry else { Issue.record("no point"); continue }
+            #expect(px == x && py == 0.5)
         }
     }
 
@@ -204,7 +204,7 @@ struct TilingFacts {
         ]
         let coords2: [Double] = [0, 0, 0, 50, 0, 0, 50, 10, 0, 0, 10, 0]
         func clipped(_ c: [Double]) -> Int {
-            let f = ProjectedFeature(id: nil, kind: .multiPoint, geometry: .points(c), tags: nil)
+            let f = ProjectedFeature(ref: 0, kind: .multiPoint, geometry: .points(c))
             let out = Clip.clip([f], scale: 1, 10, 40, axis: 0, minAll: -1000, maxAll: 1000, lineMetrics: false)
             guard case .points(let kept)? = out?.first?.geometry else { return 0 }
             return kept.count / 3
@@ -250,25 +250,24 @@ struct TilingFacts {
             f.id = .int(Int64(i))
             features.append(f)
         }
-        func flat(_ list: [ProjectedFeature]) -> [[Double]] {
+        func flat(_ list: [ProjectedFeature], firstRef: Int32 = 0) -> [[Double]] {
             list.map { f -> [Double] in
                 guard case .lines(let rings) = f.geometry else { return [] }
-                return [f.id?.doubleValue ?? -1] + rings.flatMap(\.coords)
+                return [Double(f.ref + firstRef)] + rings.flatMap(\.coords)
             }
         }
         let all = Convert.features(
             of: .featureCollection(FeatureCollection(features: features)),
             options: TilingOptions())
         let split = 2000
-        let serial =
-            Convert.features(
-                of: .featureCollection(FeatureCollection(features: Array(features[..<split]))),
-                options: TilingOptions())
-            + Convert.features(
-                of: .featureCollection(FeatureCollection(features: Array(features[split...]))),
-                options: TilingOptions())
+        let first = Convert.features(
+            of: .featureCollection(FeatureCollection(features: Array(features[..<split]))),
+            options: TilingOptions())
+        let second = Convert.features(
+            of: .featureCollection(FeatureCollection(features: Array(features[split...]))),
+            options: TilingOptions())
         #expect(all.count == features.count)
-        #expect(flat(all) == flat(serial))
+        #expect(flat(all) == flat(first) + flat(second, firstRef: Int32(split)))
     }
 
     @Test func badOptionsNameTheOption() throws {

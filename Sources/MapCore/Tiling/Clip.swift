@@ -22,13 +22,15 @@ enum Clip {
             }
             if hi < k1 || lo >= k2 { continue }
             switch feature.geometry {
+            case .point(let x, let y):
+                let a = axis == 0 ? x : y
+                if a >= k1 && a <= k2 { clipped.append(feature) }
             case .points(let c):
                 let kept = clipPoints(c, k1, k2, axis)
                 guard !kept.isEmpty else { continue }
                 clipped.append(
                     ProjectedFeature(
-                        id: feature.id, kind: kept.count == 3 ? .point : .multiPoint,
-                        geometry: .points(kept), tags: feature.tags))
+                        ref: feature.ref, kind: kept.count == 3 ? .point : .multiPoint, geometry: .points(kept)))
             case .line(let line):
                 var parts: [ProjectedLine] = []
                 clipLine(line, into: &parts, k1, k2, axis, polygon: false, trackMetrics: lineMetrics)
@@ -36,9 +38,7 @@ enum Clip {
                 if lineMetrics {
                     for part in parts {
                         clipped.append(
-                            ProjectedFeature(
-                                id: feature.id, kind: .lineString, geometry: .line(part),
-                                tags: feature.tags))
+                            ProjectedFeature(ref: feature.ref, kind: .lineString, geometry: .line(part)))
                     }
                 } else {
                     clipped.append(lines(parts, of: feature))
@@ -52,9 +52,7 @@ enum Clip {
                 guard !parts.isEmpty else { continue }
                 clipped.append(
                     polygon
-                        ? ProjectedFeature(
-                            id: feature.id, kind: .polygon, geometry: .lines(parts),
-                            tags: feature.tags)
+                        ? ProjectedFeature(ref: feature.ref, kind: .polygon, geometry: .lines(parts))
                         : self.lines(parts, of: feature))
             case .polygons(let polygons):
                 var kept: [[ProjectedLine]] = []
@@ -67,9 +65,7 @@ enum Clip {
                 }
                 guard !kept.isEmpty else { continue }
                 clipped.append(
-                    ProjectedFeature(
-                        id: feature.id, kind: .multiPolygon, geometry: .polygons(kept),
-                        tags: feature.tags))
+                    ProjectedFeature(ref: feature.ref, kind: .multiPolygon, geometry: .polygons(kept)))
             }
         }
         return clipped.isEmpty ? nil : clipped
@@ -78,8 +74,8 @@ enum Clip {
     /// Line parts as geojson-vt types them: one part is a LineString, more a MultiLineString.
     private static func lines(_ parts: [ProjectedLine], of feature: ProjectedFeature) -> ProjectedFeature {
         parts.count == 1
-            ? ProjectedFeature(id: feature.id, kind: .lineString, geometry: .line(parts[0]), tags: feature.tags)
-            : ProjectedFeature(id: feature.id, kind: .multiLineString, geometry: .lines(parts), tags: feature.tags)
+            ? ProjectedFeature(ref: feature.ref, kind: .lineString, geometry: .line(parts[0]))
+            : ProjectedFeature(ref: feature.ref, kind: .multiLineString, geometry: .lines(parts))
     }
 
     /// The points within [k1, k2] (both ends included).

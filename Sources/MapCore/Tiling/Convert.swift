@@ -1,6 +1,6 @@
 // Tiling: GeoJSON to geojson-vt's intermediate form (its `convert`): positions projected to the
-// unit square, lines and rings marked for simplification, ids promoted or generated,
-// GeometryCollections opened into one feature per member.
+// unit square, lines and rings marked for simplification, GeometryCollections opened into one
+// feature per member; ids and tags stay with the input features (`TileInputs`).
 
 enum Convert {
     static func features(of data: GeoJSON, options: TilingOptions) -> [ProjectedFeature] {
@@ -14,9 +14,9 @@ enum Convert {
             func convert(_ range: Range<Int>) -> [ProjectedFeature] {
                 var out: [ProjectedFeature] = []
                 out.reserveCapacity(range.count)
+                // TileInputs refuses collections whose indexes do not fit an Int32.
                 for i in range {
-                    converter.convert(features[i].geometry, id: features[i].id?.jsonValue,
-                                      properties: features[i].properties, index: i, into: &out)
+                    converter.convert(features[i].geometry, ref: Int32(truncatingIfNeeded: i), into: &out)
                 }
                 return out
             }
@@ -27,11 +27,11 @@ enum Convert {
             return first + second
         case .feature(let f):
             var out: [ProjectedFeature] = []
-            converter.convert(f.geometry, id: f.id?.jsonValue, properties: f.properties, index: nil, into: &out)
+            converter.convert(f.geometry, ref: 0, into: &out)
             return out
         case .geometry(let g):
             var out: [ProjectedFeature] = []
-            converter.convert(g, id: nil, properties: nil, index: nil, into: &out)
+            converter.convert(g, ref: 0, into: &out)
             return out
         }
     }
@@ -43,31 +43,22 @@ enum Convert {
         let options: TilingOptions
         let sqTolerance: Double
 
-        func convert(
-            _ geometry: Geometry?, id: JSONValue?, properties: JSONObject?, index: Int?,
-            into out: inout [ProjectedFeature]
-        ) {
+        /// `ref`: the input feature's index in the `TileInputs`, which holds its id and tags.
+        func convert(_ geometry: Geometry?, ref: Int32, into out: inout [ProjectedFeature]) {
             guard let g = geometry else { return }
-            var id = id
-            if let key = options.promoteId {
-                id = properties?[key]
-            } else if options.generateId {
-                id = .int(Int64(index ?? 0))
-            }
             // Members share the collection's id and properties. Nesting is bounded by the parser.
             if g.type == .geometryCollection {
-                for member in g.geometries {
-                    convert(member, id: id, properties: properties, index: index, into: &out)
-                }
+                for member in g.geometries { convert(member, ref: ref, into: &out) }
                 return
             }
             // Empty coordinates are treated as a null geometry.
             guard g.positionCount > 0 else { return }
-            g.xy.withUnsafeBufferPointer { xy in convertPositions(g, xy, id: id, properties: properties, into: &out) }
+            g.xy.withUnsafeBufferPointer { xy in convertPositions(g, xy, ref: ref, into: &out) }
         }
 
-        private func convertPositions(_ g: Geometry, _ xy: UnsafeBufferPointer<Double>, id: JSONValue?,
-                                      properties: JSONObject?, into out: inout [ProjectedFeature]) {
+        private func convertPositions(
+            _ g: Geometry, _ xy: UnsafeBufferPointer<Double>, ref: Int32, into out: inout [ProjectedFeature]
+        ) {
             func line(_ range: Range<Int>, polygon: Bool) -> ProjectedLine {
                 convertLine(xy, positions: range, polygon: polygon)
             }
@@ -78,7 +69,11 @@ enum Convert {
                 }
             }
             switch g.type {
-            case .point, .multiPoint:
+            case .point:
+                out.append(
+                    ProjectedFeature(
+                        ref: ref, kind: .point, geometry: .point(Projection.x(lng: xy[0]), Projection.y(lat: xy[1]))))
+            case .multiPoint:
                 var c: [Double] = []
                 c.reserveCapacity(3 * g.positionCount)
                 for p in 0..<g.positionCount {
@@ -86,36 +81,25 @@ enum Convert {
                     c.append(Projection.y(lat: xy[2 * p + 1]))
                     c.append(0)
                 }
-                let kind: ProjectedKind = g.type == .point ? .point : .multiPoint
-                out.append(ProjectedFeature(id: id, kind: kind, geometry: .points(c), tags: properties))
+                out.append(ProjectedFeature(ref: ref, kind: .multiPoint, geometry: .points(c)))
             case .lineString:
                 out.append(
                     ProjectedFeature(
-                        id: id, kind: .lineString,
-                        geometry: .line(
-                            line(
-                                0..<g.positionCount,
-                                polygon: false)),
-                        tags: properties))
+                        ref: ref, kind: .lineString, geometry: .line(line(0..<g.positionCount, polygon: false))))
             case .multiLineString:
                 let lines = parts().map { line($0, polygon: false) }
                 if options.lineMetrics {
                     // One feature per line, so each keeps its own metrics.
                     for l in lines {
-                        out.append(ProjectedFeature(id: id, kind: .lineString, geometry: .line(l), tags: properties))
+                        out.append(ProjectedFeature(ref: ref, kind: .lineString, geometry: .line(l)))
                     }
                 } else {
-                    out.append(
-                        ProjectedFeature(
-                            id: id, kind: .multiLineString, geometry: .lines(lines),
-                            tags: properties))
+                    out.append(ProjectedFeature(ref: ref, kind: .multiLineString, geometry: .lines(lines)))
                 }
             case .polygon:
                 out.append(
                     ProjectedFeature(
-                        id: id, kind: .polygon,
-                        geometry: .lines(parts().map { line($0, polygon: true) }),
-                        tags: properties))
+                        ref: ref, kind: .polygon, geometry: .lines(parts().map { line($0, polygon: true) })))
             case .multiPolygon:
                 let rings = parts()
                 var polygons: [[ProjectedLine]] = []
@@ -125,10 +109,7 @@ enum Convert {
                     polygons.append(first < upper ? rings[first..<upper].map { line($0, polygon: true) } : [])
                     first = max(first, upper)
                 }
-                out.append(
-                    ProjectedFeature(
-                        id: id, kind: .multiPolygon, geometry: .polygons(polygons),
-                        tags: properties))
+                out.append(ProjectedFeature(ref: ref, kind: .multiPolygon, geometry: .polygons(polygons)))
             case .geometryCollection:
                 return
             }
@@ -136,8 +117,11 @@ enum Convert {
 
         /// Projects positions `range` of `xy` into a line, with its length (or, for a ring, its
         /// area) and its simplification marks; the ends are always kept.
-        func convertLine(_ xy: UnsafeBufferPointer<Double>, positions range: Range<Int>, polygon: Bool)
-            -> ProjectedLine {
+        func convertLine(
+            _ xy: UnsafeBufferPointer<Double>, positions range: Range<Int>, polygon: Bool
+        )
+            -> ProjectedLine
+        {
             var c: [Double] = []
             c.reserveCapacity(3 * range.count)
             var size = 0.0

@@ -47,7 +47,10 @@ enum ProjectedKind: UInt8, Sendable {
 
 /// The coordinates of a projected feature, nested as its kind needs.
 enum ProjectedGeometry: Sendable {
-    /// Point, MultiPoint: triples.
+    /// Point: its position, inline (no array to allocate and count references to for each of
+    /// the millions of points a source can hold; a point's importance is never read).
+    case point(Double, Double)
+    /// MultiPoint: triples.
     case points([Double])
     case line(ProjectedLine)
     /// MultiLineString lines, or Polygon rings (outer first).
@@ -58,20 +61,20 @@ enum ProjectedGeometry: Sendable {
 
 /// A feature in the unit square with its bounding box (geojson-vt's `createFeature`).
 struct ProjectedFeature: Sendable {
-    var id: JSONValue?
+    /// The input feature this was made from, in the index's `TileInputs` (its id and tags).
+    var ref: Int32
     var kind: ProjectedKind
     var geometry: ProjectedGeometry
-    var tags: JSONObject?
     var minX = Double.infinity, minY = Double.infinity
     var maxX = -Double.infinity, maxY = -Double.infinity
 
-    init(id: JSONValue?, kind: ProjectedKind, geometry: ProjectedGeometry, tags: JSONObject?) {
-        self.id = id == .null ? nil : id
+    init(ref: Int32, kind: ProjectedKind, geometry: ProjectedGeometry) {
+        self.ref = ref
         self.kind = kind
         self.geometry = geometry
-        self.tags = tags
         // The box of the points, lines, or outer rings (an outer ring holds its holes).
         switch geometry {
+        case .point(let x, let y): extend(x, y)
         case .points(let c): extend(c)
         case .line(let l): extend(l.coords)
         case .lines(let lines):
@@ -89,11 +92,15 @@ struct ProjectedFeature: Sendable {
     private mutating func extend(_ c: [Double]) {
         var i = 0
         while i + 1 < c.count {
-            minX = jsMin(minX, c[i])
-            minY = jsMin(minY, c[i + 1])
-            maxX = jsMax(maxX, c[i])
-            maxY = jsMax(maxY, c[i + 1])
+            extend(c[i], c[i + 1])
             i += 3
         }
+    }
+
+    @inline(__always) private mutating func extend(_ x: Double, _ y: Double) {
+        minX = jsMin(minX, x)
+        minY = jsMin(minY, y)
+        maxX = jsMax(maxX, x)
+        maxY = jsMax(maxY, y)
     }
 }

@@ -1,6 +1,8 @@
 // Tiling: one tile as geojson-vt's `createTile` makes it (the features simplified for the tile's
 // zoom, tiny lines and rings dropped, rings rewound) and its `transform` to integer tile
-// coordinates.
+// coordinates. The tile keeps its features in a few flat arrays, not as `TileFeature`s: an index
+// over a million points holds a million features in each of its top tiles, and an array (or two)
+// per feature made those tiles most of its memory and much of its build time.
 
 /// A feature of a tile, as geojson-vt gives it: `type` 1 (points), 2 (lines) or 3 (polygons);
 /// `geometry` one run of x, y pairs for points, else one run per line or ring; `tags` the
@@ -16,7 +18,6 @@ public struct TileFeature: Sendable, Equatable {
 /// coordinates (geojson-vt transforms in place, once).
 final class IndexedTile {
     let z: Int, x: Int, y: Int
-    private(set) var features: [TileFeature] = []
     private(set) var numPoints = 0
     private(set) var numSimplified = 0
     let numFeatures: Int
@@ -26,17 +27,36 @@ final class IndexedTile {
     /// them, so a deeper tile can be cut on demand.
     var source: [ProjectedFeature]?
 
-    init(_ features: [ProjectedFeature], z: Int, x: Int, y: Int, options: TilingOptions) {
+    // The features, flat: per feature its type, its input (ids and tags in `inputs`) and the end
+    // of its runs in `runEnds`; per run (a feature's points, a line or a ring) the end of its
+    // x, y pairs in `coords`. A feature's or run's start is the previous one's end.
+    private let inputs: TileInputs
+    private var types: [UInt8] = []
+    private var refs: [Int32] = []
+    private var featureEnds: [Int] = []
+    private var runEnds: [Int] = []
+    private var coords: [Double] = []
+    /// lineMetrics: mapbox_clip_start and mapbox_clip_end of the line features, by feature.
+    private var clipMetrics: [Int: (start: Double, end: Double)] = [:]
+
+    init(_ features: [ProjectedFeature], inputs: TileInputs, z: Int, x: Int, y: Int, options: TilingOptions) {
         self.z = z
         self.x = x
         self.y = y
+        self.inputs = inputs
         numFeatures = features.count
         let tolerance = z == options.maxZoom ? 0 : options.tolerance / (Double(1 << z) * options.extent)
         // geojson-vt JS rewinds polygon rings; geojson-vt-cpp keeps them as given, and MapLibre
         // Native's polygon fix-up (a wagyu union) outputs rings that depend on that orientation.
         // MapCore keeps them too, but winds them consistently (see windConsistently).
         let rewinds = options.compatibility == .geojsonVT
+        types.reserveCapacity(features.count)
+        refs.reserveCapacity(features.count)
+        featureEnds.reserveCapacity(features.count)
         for f in features { add(f, tolerance: tolerance, lineMetrics: options.lineMetrics, rewinds: rewinds) }
+        // Growth leaves up to half of each array unused; a tile lives as long as the index.
+        coords = coords.withUnsafeBufferPointer { Array($0) }
+        runEnds = runEnds.withUnsafeBufferPointer { Array($0) }
     }
 
     private func add(_ feature: ProjectedFeature, tolerance: Double, lineMetrics: Bool, rewinds: Bool) {
@@ -44,148 +64,158 @@ final class IndexedTile {
         minY = jsMin(minY, feature.minY)
         maxX = jsMax(maxX, feature.maxX)
         maxY = jsMax(maxY, feature.maxY)
-        var simplified: [[Double]] = []
+        let firstRun = runEnds.count
         var outerRings: [Bool] = []  // per kept polygon ring, when rings are not rewound
         switch feature.geometry {
+        case .point(let x, let y):
+            coords.append(x)
+            coords.append(y)
+            runEnds.append(coords.count)
+            numPoints += 1
+            numSimplified += 1
         case .points(let c):
-            var run: [Double] = []
-            run.reserveCapacity(c.count / 3 * 2)
+            let start = coords.count
             var i = 0
             while i + 1 < c.count {
-                run.append(c[i])
-                run.append(c[i + 1])
+                coords.append(c[i])
+                coords.append(c[i + 1])
                 numPoints += 1
                 numSimplified += 1
                 i += 3
             }
-            if !run.isEmpty { simplified.append(run) }
+            if coords.count > start { runEnds.append(coords.count) }
         case .line(let l):
-            addLine(&simplified, l, tolerance: tolerance, polygon: false, outer: false, rewinds: rewinds)
+            addLine(l, tolerance: tolerance, polygon: false, outer: false, rewinds: rewinds)
         case .lines(let lines):
             let polygon = feature.kind == .polygon
             for (i, l) in lines.enumerated() {
-                let kept = simplified.count
-                addLine(&simplified, l, tolerance: tolerance, polygon: polygon, outer: i == 0, rewinds: rewinds)
-                if polygon && !rewinds && simplified.count > kept { outerRings.append(i == 0) }
+                let kept = runEnds.count
+                addLine(l, tolerance: tolerance, polygon: polygon, outer: i == 0, rewinds: rewinds)
+                if polygon && !rewinds && runEnds.count > kept { outerRings.append(i == 0) }
             }
         case .polygons(let polygons):
             for polygon in polygons {
                 for (i, ring) in polygon.enumerated() {
-                    let kept = simplified.count
-                    addLine(
-                        &simplified, ring, tolerance: tolerance, polygon: true, outer: i == 0, rewinds: rewinds)
-                    if !rewinds && simplified.count > kept { outerRings.append(i == 0) }
+                    let kept = runEnds.count
+                    addLine(ring, tolerance: tolerance, polygon: true, outer: i == 0, rewinds: rewinds)
+                    if !rewinds && runEnds.count > kept { outerRings.append(i == 0) }
                 }
             }
         }
-        guard !simplified.isEmpty else { return }
-        if !outerRings.isEmpty { Self.windConsistently(&simplified, outer: outerRings) }
-        var tags = feature.tags
+        guard runEnds.count > firstRun else { return }
+        if !outerRings.isEmpty { windConsistently(runs: firstRun..<runEnds.count, outer: outerRings) }
         if lineMetrics, feature.kind == .lineString, case .line(let l) = feature.geometry {
-            var t = feature.tags ?? JSONObject()
-            t["mapbox_clip_start"] = .double(l.start / l.size)
-            t["mapbox_clip_end"] = .double(l.end / l.size)
-            tags = t
+            clipMetrics[types.count] = (l.start / l.size, l.end / l.size)
         }
-        features.append(TileFeature(type: feature.kind.tileType, geometry: simplified, tags: tags, id: feature.id))
+        types.append(feature.kind.tileType)
+        refs.append(feature.ref)
+        featureEnds.append(runEnds.count)
     }
 
     /// Keeps the vertices important at this tolerance; drops a line shorter than the tolerance
     /// and a ring smaller than its square, counting their points.
-    private func addLine(
-        _ result: inout [[Double]], _ line: ProjectedLine, tolerance: Double, polygon: Bool,
-        outer: Bool, rewinds: Bool
-    ) {
+    private func addLine(_ line: ProjectedLine, tolerance: Double, polygon: Bool, outer: Bool, rewinds: Bool) {
         let sqTolerance = tolerance * tolerance
-        let count = line.coords.count / 3
+        let c = line.coords
         if tolerance > 0 && line.size < (polygon ? sqTolerance : tolerance) {
-            numPoints += count
+            numPoints += c.count / 3
             return
         }
-        var ring: [Double] = []
-        ring.reserveCapacity(2 * count)
-        let c = line.coords
+        let start = coords.count
         var i = 0
         while i + 2 < c.count {
             if tolerance == 0 || c[i + 2] > sqTolerance {
                 numSimplified += 1
-                ring.append(c[i])
-                ring.append(c[i + 1])
+                coords.append(c[i])
+                coords.append(c[i + 1])
             }
             numPoints += 1
             i += 3
         }
-        if polygon && rewinds { Self.rewind(&ring, clockwise: outer) }
-        result.append(ring)
+        if polygon && rewinds && (shoelace(start..<coords.count) > 0) == outer { reverse(start..<coords.count) }
+        runEnds.append(coords.count)
     }
 
-    /// Outer rings clockwise and holes counter-clockwise on screen (y down), by the sign of the
-    /// shoelace sum geojson-vt computes.
-    private static func rewind(_ ring: inout [Double], clockwise: Bool) {
-        guard (shoelace(ring) > 0) == clockwise else { return }
-        reverse(&ring)
-    }
+    /// The x, y pairs of run `r`, as a range of `coords`.
+    @inline(__always) private func run(_ r: Int) -> Range<Int> { (r == 0 ? 0 : runEnds[r - 1])..<runEnds[r] }
 
     /// Rings kept in their input orientation (geojson-vt-cpp's), but each outer ring wound as the
     /// feature's first one and each hole the other way, when the input mixes them: decoders that
     /// group rings by winding (vector-tile-js in GL JS, MapCore's) would otherwise read such a
     /// hole as another polygon. Consistent input, which RFC 7946 asks for, is left as it is.
-    private static func windConsistently(_ rings: inout [[Double]], outer: [Bool]) {
+    private func windConsistently(runs: Range<Int>, outer: [Bool]) {
         var outerPositive: Bool?
-        for k in rings.indices {
-            let area = shoelace(rings[k])
+        for (k, r) in runs.enumerated() {
+            let area = shoelace(run(r))
             guard area != 0 else { continue }
             let isOuter = k < outer.count && outer[k]
             guard let reference = outerPositive else {
                 outerPositive = (area > 0) == isOuter
                 continue
             }
-            if (area > 0) != (isOuter == reference) { reverse(&rings[k]) }
+            if (area > 0) != (isOuter == reference) { reverse(run(r)) }
         }
     }
 
     /// geojson-vt's shoelace sum over a run of x, y pairs: its sign is the winding.
-    private static func shoelace(_ ring: [Double]) -> Double {
-        let n = ring.count
+    private func shoelace(_ range: Range<Int>) -> Double {
+        let n = range.count
         guard n >= 2 else { return 0 }
+        let base = range.lowerBound
         var area = 0.0
         var j = n - 2
         var i = 0
         while i < n {
-            area += (ring[i] - ring[j]) * (ring[i + 1] + ring[j + 1])
+            area += (coords[base + i] - coords[base + j]) * (coords[base + i + 1] + coords[base + j + 1])
             j = i
             i += 2
         }
         return area
     }
 
-    private static func reverse(_ ring: inout [Double]) {
-        let n = ring.count
+    /// Reverses the order of a run's x, y pairs.
+    private func reverse(_ range: Range<Int>) {
+        let n = range.count, base = range.lowerBound
         var k = 0
         while k < n / 2 {
-            ring.swapAt(k, n - 2 - k)
-            ring.swapAt(k + 1, n - 1 - k)
+            coords.swapAt(base + k, base + n - 2 - k)
+            coords.swapAt(base + k + 1, base + n - 1 - k)
             k += 2
         }
     }
 
-    /// The features in integer tile coordinates of `extent` (geojson-vt's `transform`, once).
+    /// The features in integer tile coordinates of `extent` (geojson-vt's `transform`, in place
+    /// and once), made as `TileFeature`s for the caller.
     func transform(extent: Double) -> [TileFeature] {
-        guard !transformed else { return features }
-        let z2 = Double(1 << z), tx = Double(x), ty = Double(y)
-        for f in features.indices {
-            for r in features[f].geometry.indices {
-                features[f].geometry[r].withUnsafeMutableBufferPointer { run in
-                    var i = 0
-                    while i + 1 < run.count {
-                        run[i] = (extent * (run[i] * z2 - tx)).jsRounded
-                        run[i + 1] = (extent * (run[i + 1] * z2 - ty)).jsRounded
-                        i += 2
-                    }
+        if !transformed {
+            let z2 = Double(1 << z), tx = Double(x), ty = Double(y)
+            coords.withUnsafeMutableBufferPointer { c in
+                var i = 0
+                while i + 1 < c.count {
+                    c[i] = (extent * (c[i] * z2 - tx)).jsRounded
+                    c[i + 1] = (extent * (c[i + 1] * z2 - ty)).jsRounded
+                    i += 2
                 }
             }
+            transformed = true
         }
-        transformed = true
-        return features
+        var out: [TileFeature] = []
+        out.reserveCapacity(types.count)
+        var firstRun = 0
+        for f in types.indices {
+            var geometry: [[Double]] = []
+            geometry.reserveCapacity(featureEnds[f] - firstRun)
+            for r in firstRun..<featureEnds[f] { geometry.append(Array(coords[run(r)])) }
+            firstRun = featureEnds[f]
+            var tags = inputs.tags(refs[f])
+            if let m = clipMetrics[f] {
+                var t = tags ?? JSONObject()
+                t["mapbox_clip_start"] = .double(m.start)
+                t["mapbox_clip_end"] = .double(m.end)
+                tags = t
+            }
+            out.append(TileFeature(type: types[f], geometry: geometry, tags: tags, id: inputs.id(refs[f])))
+        }
+        return out
     }
 }

@@ -6,6 +6,7 @@
 /// on demand changes the index, so it is serialised by a lock.
 public final class TileIndex: @unchecked Sendable {
     public let options: TilingOptions
+    private let inputs: TileInputs
     private let lock = Lock()
     private var tiles: [Int: IndexedTile] = [:]
     /// The tiles made, in the order made (geojson-vt's `tileCoords`).
@@ -14,6 +15,7 @@ public final class TileIndex: @unchecked Sendable {
     public init(_ data: GeoJSON, options: TilingOptions = TilingOptions()) throws(MapCoreError) {
         try options.validate()
         self.options = options
+        inputs = try TileInputs(data, options: options)
         let features = Wrap.wrap(Convert.features(of: data, options: options), options: options)
         if !features.isEmpty { split(features, z: 0, x: 0, y: 0, target: nil) }
     }
@@ -31,7 +33,7 @@ public final class TileIndex: @unchecked Sendable {
             if let existing = tiles[id] {
                 tile = existing
             } else {
-                tile = IndexedTile(features, z: z, x: x, y: y, options: options)
+                tile = IndexedTile(features, inputs: inputs, z: z, x: x, y: y, options: options)
                 tiles[id] = tile
                 tileCoords.append((z, x, y))
             }
@@ -97,6 +99,7 @@ public final class TileIndex: @unchecked Sendable {
         visit: @escaping @Sendable (_ z: Int, _ x: Int, _ y: Int, _ features: [TileFeature]) -> Void
     ) throws(MapCoreError) {
         try options.validate()
+        let inputs = try TileInputs(data, options: options)
         let deepest = min(maxZoom, options.maxZoom)
         typealias Work = (features: [ProjectedFeature], z: Int, x: Int, y: Int)
         // No other binding holds the converted features: once cut into the frontier, they go.
@@ -105,7 +108,7 @@ public final class TileIndex: @unchecked Sendable {
         /// Makes the tile, visits it, and returns its children's work (none at the deepest zoom or
         /// for a tile without features, whose children geojson-vt never makes).
         let step: @Sendable (Work) -> [Work] = { w in
-            let tile = IndexedTile(w.features, z: w.z, x: w.x, y: w.y, options: options)
+            let tile = IndexedTile(w.features, inputs: inputs, z: w.z, x: w.x, y: w.y, options: options)
             if w.z >= minZoom, tile.numFeatures > 0 { visit(w.z, w.x, w.y, tile.transform(extent: options.extent)) }
             guard w.z < deepest, !w.features.isEmpty else { return [] }
             let (tl, bl, tr, br) = quadrants(w.features, of: tile, options: options)

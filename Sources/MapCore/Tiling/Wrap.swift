@@ -24,12 +24,13 @@ enum Wrap {
         features.map { f in
             let geometry: ProjectedGeometry
             switch f.geometry {
+            case .point(let x, let y): geometry = .point(x + offset, y)
             case .points(let c): geometry = .points(shift(c, offset))
             case .line(let l): geometry = .line(shift(l, offset))
             case .lines(let lines): geometry = .lines(lines.map { shift($0, offset) })
             case .polygons(let polygons): geometry = .polygons(polygons.map { $0.map { shift($0, offset) } })
             }
-            return ProjectedFeature(id: f.id, kind: f.kind, geometry: geometry, tags: f.tags)
+            return ProjectedFeature(ref: f.ref, kind: f.kind, geometry: geometry)
         }
     }
 
