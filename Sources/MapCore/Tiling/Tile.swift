@@ -18,26 +18,20 @@ public struct TileFeature: Sendable, Equatable {
 /// coordinates (geojson-vt transforms in place, once).
 final class IndexedTile {
     let z: Int, x: Int, y: Int
-    private(set) var numPoints = 0
-    private(set) var numSimplified = 0
     let numFeatures: Int
     private(set) var transformed = false
-    var minX = 2.0, minY = 1.0, maxX = -1.0, maxY = 0.0
     /// The clipped features this tile was made from, kept while no child has been cut from
     /// them, so a deeper tile can be cut on demand.
     var source: [ProjectedFeature]?
-
-    // The features, flat: per feature its type, its input (ids and tags in `inputs`) and the end
-    // of its runs in `runEnds`; per run (a feature's points, a line or a ring) the end of its
-    // x, y pairs in `coords`. A feature's or run's start is the previous one's end.
     private let inputs: TileInputs
-    private var types: [UInt8] = []
-    private var refs: [Int32] = []
-    private var featureEnds: [Int] = []
-    private var runEnds: [Int] = []
-    private var coords: [Double] = []
-    /// lineMetrics: mapbox_clip_start and mapbox_clip_end of the line features, by feature.
-    private var clipMetrics: [Int: (start: Double, end: Double)] = [:]
+    private var features: FlatFeatures
+
+    var numPoints: Int { features.numPoints }
+    var numSimplified: Int { features.numSimplified }
+    var minX: Double { features.minX }
+    var minY: Double { features.minY }
+    var maxX: Double { features.maxX }
+    var maxY: Double { features.maxY }
 
     init(_ features: [ProjectedFeature], inputs: TileInputs, z: Int, x: Int, y: Int, options: TilingOptions) {
         self.z = z
@@ -45,21 +39,59 @@ final class IndexedTile {
         self.y = y
         self.inputs = inputs
         numFeatures = features.count
+        // Made in a local value, then stored: appending to a class's arrays would check
+        // exclusive access at run time on every element.
+        var flat = FlatFeatures(capacity: features.count)
         let tolerance = z == options.maxZoom ? 0 : options.tolerance / (Double(1 << z) * options.extent)
         // geojson-vt JS rewinds polygon rings; geojson-vt-cpp keeps them as given, and MapLibre
         // Native's polygon fix-up (a wagyu union) outputs rings that depend on that orientation.
         // MapCore keeps them too, but winds them consistently (see windConsistently).
         let rewinds = options.compatibility == .geojsonVT
-        types.reserveCapacity(features.count)
-        refs.reserveCapacity(features.count)
-        featureEnds.reserveCapacity(features.count)
-        for f in features { add(f, tolerance: tolerance, lineMetrics: options.lineMetrics, rewinds: rewinds) }
-        // Growth leaves up to half of each array unused; a tile lives as long as the index.
+        for f in features { flat.add(f, tolerance: tolerance, lineMetrics: options.lineMetrics, rewinds: rewinds) }
+        flat.trim()
+        self.features = flat
+    }
+
+    /// The features in integer tile coordinates of `extent` (geojson-vt's `transform`, in place
+    /// and once), made as `TileFeature`s for the caller.
+    func transform(extent: Double) -> [TileFeature] {
+        if !transformed {
+            features.transform(extent: extent, z: z, x: x, y: y)
+            transformed = true
+        }
+        return features.tileFeatures(inputs)
+    }
+}
+
+/// A tile's features in a few flat arrays: per feature its type, its input (ids and tags in the
+/// index's `TileInputs`) and the end of its runs in `runEnds`; per run (a feature's points, a
+/// line or a ring) the end of its x, y pairs in `coords`. A feature's or run's start is the
+/// previous one's end. Also geojson-vt's counts and the tile's box.
+private struct FlatFeatures {
+    var types: [UInt8] = []
+    var refs: [Int32] = []
+    var featureEnds: [Int] = []
+    var runEnds: [Int] = []
+    var coords: [Double] = []
+    /// lineMetrics: mapbox_clip_start and mapbox_clip_end of the line features, by feature.
+    var clipMetrics: [Int: (start: Double, end: Double)] = [:]
+    var numPoints = 0
+    var numSimplified = 0
+    var minX = 2.0, minY = 1.0, maxX = -1.0, maxY = 0.0
+
+    init(capacity: Int) {
+        types.reserveCapacity(capacity)
+        refs.reserveCapacity(capacity)
+        featureEnds.reserveCapacity(capacity)
+    }
+
+    /// Growth leaves up to half of each array unused; a tile lives as long as the index.
+    mutating func trim() {
         coords = coords.withUnsafeBufferPointer { Array($0) }
         runEnds = runEnds.withUnsafeBufferPointer { Array($0) }
     }
 
-    private func add(_ feature: ProjectedFeature, tolerance: Double, lineMetrics: Bool, rewinds: Bool) {
+    mutating func add(_ feature: ProjectedFeature, tolerance: Double, lineMetrics: Bool, rewinds: Bool) {
         minX = jsMin(minX, feature.minX)
         minY = jsMin(minY, feature.minY)
         maxX = jsMax(maxX, feature.maxX)
@@ -114,7 +146,7 @@ final class IndexedTile {
 
     /// Keeps the vertices important at this tolerance; drops a line shorter than the tolerance
     /// and a ring smaller than its square, counting their points.
-    private func addLine(_ line: ProjectedLine, tolerance: Double, polygon: Bool, outer: Bool, rewinds: Bool) {
+    private mutating func addLine(_ line: ProjectedLine, tolerance: Double, polygon: Bool, outer: Bool, rewinds: Bool) {
         let sqTolerance = tolerance * tolerance
         let c = line.coords
         if tolerance > 0 && line.size < (polygon ? sqTolerance : tolerance) {
@@ -143,7 +175,7 @@ final class IndexedTile {
     /// feature's first one and each hole the other way, when the input mixes them: decoders that
     /// group rings by winding (vector-tile-js in GL JS, MapCore's) would otherwise read such a
     /// hole as another polygon. Consistent input, which RFC 7946 asks for, is left as it is.
-    private func windConsistently(runs: Range<Int>, outer: [Bool]) {
+    private mutating func windConsistently(runs: Range<Int>, outer: [Bool]) {
         var outerPositive: Bool?
         for (k, r) in runs.enumerated() {
             let area = shoelace(run(r))
@@ -174,7 +206,7 @@ final class IndexedTile {
     }
 
     /// Reverses the order of a run's x, y pairs.
-    private func reverse(_ range: Range<Int>) {
+    private mutating func reverse(_ range: Range<Int>) {
         let n = range.count, base = range.lowerBound
         var k = 0
         while k < n / 2 {
@@ -184,21 +216,20 @@ final class IndexedTile {
         }
     }
 
-    /// The features in integer tile coordinates of `extent` (geojson-vt's `transform`, in place
-    /// and once), made as `TileFeature`s for the caller.
-    func transform(extent: Double) -> [TileFeature] {
-        if !transformed {
-            let z2 = Double(1 << z), tx = Double(x), ty = Double(y)
-            coords.withUnsafeMutableBufferPointer { c in
-                var i = 0
-                while i + 1 < c.count {
-                    c[i] = (extent * (c[i] * z2 - tx)).jsRounded
-                    c[i + 1] = (extent * (c[i + 1] * z2 - ty)).jsRounded
-                    i += 2
-                }
+    /// geojson-vt's `transform`: x, y from the unit square to integer tile coordinates.
+    mutating func transform(extent: Double, z: Int, x: Int, y: Int) {
+        let z2 = Double(1 << z), tx = Double(x), ty = Double(y)
+        coords.withUnsafeMutableBufferPointer { c in
+            var i = 0
+            while i + 1 < c.count {
+                c[i] = (extent * (c[i] * z2 - tx)).jsRounded
+                c[i + 1] = (extent * (c[i + 1] * z2 - ty)).jsRounded
+                i += 2
             }
-            transformed = true
         }
+    }
+
+    func tileFeatures(_ inputs: TileInputs) -> [TileFeature] {
         var out: [TileFeature] = []
         out.reserveCapacity(types.count)
         var firstRun = 0
