@@ -112,6 +112,16 @@ static void test_options(void) {
     CHECK(text_contains(&buf, "\"id\":0"));
     mc_buf_dispose(&buf);
     mc_tile_index_free(index);
+    /* The index outlives its data: ids and tags come from the parsed features it shares. */
+    {
+        mc_geojson *owned = parse_fixture("feature.json");
+        CHECK_STATUS(mc_tile_index_new(owned, NULL, 0, &index), MC_OK);
+        mc_geojson_free(owned);
+        CHECK_STATUS(mc_tile_index_get_tile(index, 0, 0, 0, 0, &buf), MC_OK);
+        CHECK(text_contains(&buf, "\"id\":0") && text_contains(&buf, "\"prop1\":{\"this\":\"that\"}"));
+        mc_buf_dispose(&buf);
+        mc_tile_index_free(index);
+    }
     /* No features: no tiles at all. */
     CHECK_STATUS(mc_tile_index_new(empty, NULL, 0, &index), MC_OK);
     CHECK_STATUS(mc_tile_index_get_tile(index, 0, 0, 0, 0, &buf), MC_OK);

@@ -49,8 +49,10 @@ typedef struct mc_tile_index mc_tile_index;
  *                               group rings by winding still read holes), MVT written as
  *                               version 1 so that MapLibre Native fixes polygons up as for its
  *                               own GeoJSON tiles)
- * `data` is not retained (the index keeps its own projected copy). Unknown keys and bad values:
- * MC_E_INVALID_ARGUMENT naming the option (promoteId and generateId together included). */
+ * `data` may be freed at once: the index keeps its own projected copy, and the features' ids
+ * and properties, shared with `data`'s parsed value (not copied) while both live. Unknown keys
+ * and bad values: MC_E_INVALID_ARGUMENT naming the option (promoteId and generateId together
+ * included); more than 2^31 - 2 features: MC_E_LIMIT. */
 MC_API int mc_tile_index_new(const mc_geojson *data, const char *options_json, size_t len,
                              mc_tile_index **out);
 
