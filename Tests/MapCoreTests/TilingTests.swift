@@ -270,6 +270,36 @@ struct TilingFacts {
         #expect(flat(all) == flat(first) + flat(second, firstRef: Int32(split)))
     }
 
+    /// A large input's index is cut on two threads below the root; it must make the same tiles,
+    /// in the same order, as one thread does.
+    @Test func parallelIndexEqualsSerial() throws {
+        var features: [Feature] = []
+        var rng = SeededGenerator(seed: 11)
+        for i in 0..<(Convert.parallelFrom + 3000) {
+            let x = Double(rng.next() % 3580) / 10 - 179, y = Double(rng.next() % 1600) / 10 - 80
+            let ring: CoordinateList = [x, y, x + 0.7, y, x + 0.7, y + 0.4, x, y]
+            let geometry =
+                i % 3 == 0
+                ? Geometry.point(x, y)
+                : Geometry(type: .polygon, xy: ring, partEnds: [4])
+            var f = Feature(geometry: geometry, properties: JSONObject([("i", .int(Int64(i)))]))
+            f.id = .int(Int64(i))
+            features.append(f)
+        }
+        let data = GeoJSON.featureCollection(FeatureCollection(features: features))
+        var options = TilingOptions()
+        options.indexMaxPoints = 500
+        let parallel = try TileIndex(data, options: options, parallel: true)
+        let serial = try TileIndex(data, options: options, parallel: false)
+        let made = parallel.madeTiles
+        #expect(made.count > 21)  // past the root and its four children
+        #expect(made.map { [$0.z, $0.x, $0.y] } == serial.madeTiles.map { [$0.z, $0.x, $0.y] })
+        for (z, x, y) in made {
+            #expect(parallel.tile(z: z, x: x, y: y) == serial.tile(z: z, x: x, y: y), "\(z)/\(x)/\(y)")
+        }
+        #expect(parallel.tile(z: 9, x: 300, y: 200) == serial.tile(z: 9, x: 300, y: 200))
+    }
+
     @Test func badOptionsNameTheOption() throws {
         for (text, fragment) in [
             (#"{"maxZoom": 25}"#, "maxZoom"), (#"{"maxZoom": -1}"#, "maxZoom"),

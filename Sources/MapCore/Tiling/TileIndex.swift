@@ -12,30 +12,85 @@ public final class TileIndex: @unchecked Sendable {
     /// The tiles made, in the order made (geojson-vt's `tileCoords`).
     private var tileCoords: [(z: Int, x: Int, y: Int)] = []
 
-    public init(_ data: GeoJSON, options: TilingOptions = TilingOptions()) throws(MapCoreError) {
+    public convenience init(_ data: GeoJSON, options: TilingOptions = TilingOptions()) throws(MapCoreError) {
+        try self.init(data, options: options, parallel: true)
+    }
+
+    /// `parallel: false` makes every tile on this thread (tests compare the two ways).
+    init(_ data: GeoJSON, options: TilingOptions, parallel: Bool) throws(MapCoreError) {
         try options.validate()
         self.options = options
         inputs = try TileInputs(data, options: options)
         let features = Wrap.wrap(Convert.features(of: data, options: options), options: options)
-        if !features.isEmpty { split(features, z: 0, x: 0, y: 0, target: nil) }
+        guard !features.isEmpty else { return }
+        guard parallel && features.count >= Convert.parallelFrom else {
+            register(
+                Self.split(
+                    [(features, 0, 0, 0)], target: nil, depth: nil, existing: [:], inputs: inputs, options: options
+                ).made)
+            return
+        }
+        // The root here, then its four subtrees on two threads, each thread taking two in the
+        // order one loop takes them (it pops br, tr, then bl, tl), so that the tiles are made,
+        // and listed, as geojson-vt makes them.
+        let root = Self.split(
+            [(features, 0, 0, 0)], target: nil, depth: 0, existing: [:], inputs: inputs, options: options)
+        register(root.made)
+        guard root.deeper.count == 4 else { return }
+        let next = root.deeper, inputs = self.inputs
+        var east: [Made] = [], west: [Made] = []
+        runConcurrently(
+            {
+                east =
+                    Self.split(
+                        [next[2], next[3]], target: nil, depth: nil, existing: [:], inputs: inputs, options: options
+                    ).made
+            },
+            {
+                west =
+                    Self.split(
+                        [next[0], next[1]], target: nil, depth: nil, existing: [:], inputs: inputs, options: options
+                    ).made
+            })
+        register(east)
+        register(west)
+    }
+
+    private typealias Work = (features: [ProjectedFeature], z: Int, x: Int, y: Int)
+    private typealias Made = (id: Int, tile: IndexedTile)
+
+    private func register(_ made: [Made]) {
+        for m in made {
+            tiles[m.id] = m.tile
+            tileCoords.append((m.tile.z, m.tile.x, m.tile.y))
+        }
     }
 
     /// geojson-vt's tile id: unique per (z, x, y) for z ≤ 24 (below 2^53, exact as its doubles).
     @inline(__always) private static func id(_ z: Int, _ x: Int, _ y: Int) -> Int { ((1 << z) * y + x) * 32 + z }
 
-    /// geojson-vt's `splitTile`: cuts `features` (those of tile z/x/y) into tiles down the
-    /// stack, stopping at indexMaxZoom or a simple tile, or, with a target, along its ancestry.
-    private func split(_ features: [ProjectedFeature], z: Int, x: Int, y: Int, target: (z: Int, x: Int, y: Int)?) {
-        var stack: [(features: [ProjectedFeature], z: Int, x: Int, y: Int)] = [(features, z, x, y)]
+    /// geojson-vt's `splitTile`: cuts the work's features into tiles down the stack, stopping at
+    /// indexMaxZoom or a simple tile, or, with a target, along its ancestry; tiles in `existing`
+    /// are reused. Returns the tiles it made, in the order made, and, with a `depth`, the work
+    /// below that zoom left uncut (in the order it was stacked).
+    private static func split(
+        _ work: [Work], target: (z: Int, x: Int, y: Int)?, depth: Int?, existing: [Int: IndexedTile],
+        inputs: TileInputs, options: TilingOptions
+    ) -> (made: [Made], deeper: [Work]) {
+        var stack = work
+        var made: [Made] = [], deeper: [Work] = []
         while let (features, z, x, y) = stack.popLast() {
+            if let depth, z > depth {
+                deeper.insert((features, z, x, y), at: 0)
+                continue
+            }
             let id = Self.id(z, x, y)
             let tile: IndexedTile
-            if let existing = tiles[id] {
-                tile = existing
+            if let found = existing[id] {
+                tile = found
             } else {
                 tile = IndexedTile(features, inputs: inputs, z: z, x: x, y: y, options: options)
-                tiles[id] = tile
-                tileCoords.append((z, x, y))
+                made.append((id, tile))
             }
             // Kept so that a deeper tile can be cut from here if splitting stops now.
             tile.source = features
@@ -54,6 +109,7 @@ public final class TileIndex: @unchecked Sendable {
             stack.append((tr, z + 1, 2 * x + 1, 2 * y))
             stack.append((br, z + 1, 2 * x + 1, 2 * y + 1))
         }
+        return (made, deeper)
     }
 
     /// The features of a tile's four children (top left, bottom left, top right, bottom right),
@@ -177,7 +233,11 @@ public final class TileIndex: @unchecked Sendable {
                 parent = tiles[Self.id(z0, x0, y0)]
             }
             guard let parent, let source = parent.source else { return nil }
-            split(source, z: z0, x: x0, y: y0, target: (z, x, y))
+            register(
+                Self.split(
+                    [(source, z0, x0, y0)], target: (z, x, y), depth: nil, existing: tiles, inputs: inputs,
+                    options: options
+                ).made)
             return tiles[id]?.transform(extent: options.extent)
         }
     }
