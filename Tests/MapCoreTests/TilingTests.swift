@@ -239,17 +239,27 @@ struct TilingFacts {
         #expect(c.count == 5598)
     }
 
-    /// Large collections convert on two threads; the result must be the serial one, in order.
-    @Test func parallelConversionEqualsSerial() throws {
+    /// `count` seeded small triangles (and, with `pointsEvery`, a point instead at every such
+    /// index), with ids and an `i` property: inputs large enough for the two-thread paths.
+    private func seededFeatures(_ count: Int, seed: UInt64, pointsEvery: Int? = nil) -> [Feature] {
         var features: [Feature] = []
-        var rng = SeededGenerator(seed: 7)
-        for i in 0..<(Convert.parallelFrom + 1000) {
-            let x = Double(rng.next() % 3600) / 10 - 180, y = Double(rng.next() % 1600) / 10 - 80
-            let ring: CoordinateList = [x, y, x + 0.5, y, x + 0.5, y + 0.5, x, y]
-            var f = Feature(geometry: Geometry(type: .polygon, xy: ring, partEnds: [4]))
+        var rng = SeededGenerator(seed: seed)
+        for i in 0..<count {
+            let x = Double(rng.next() % 3580) / 10 - 179, y = Double(rng.next() % 1600) / 10 - 80
+            let ring: CoordinateList = [x, y, x + 0.7, y, x + 0.7, y + 0.4, x, y]
+            let geometry =
+                pointsEvery.map { i % $0 == 0 } ?? false
+                ? Geometry.point(x, y) : Geometry(type: .polygon, xy: ring, partEnds: [4])
+            var f = Feature(geometry: geometry, properties: JSONObject([("i", .int(Int64(i)))]))
             f.id = .int(Int64(i))
             features.append(f)
         }
+        return features
+    }
+
+    /// Large collections convert on two threads; the result must be the serial one, in order.
+    @Test func parallelConversionEqualsSerial() throws {
+        let features = seededFeatures(Convert.parallelFrom + 1000, seed: 7)
         func flat(_ list: [ProjectedFeature], firstRef: Int32 = 0) -> [[Double]] {
             list.map { f -> [Double] in
                 guard case .lines(let rings) = f.geometry else { return [] }
@@ -273,19 +283,7 @@ struct TilingFacts {
     /// A large input's index is cut on two threads below the root; it must make the same tiles,
     /// in the same order, as one thread does.
     @Test func parallelIndexEqualsSerial() throws {
-        var features: [Feature] = []
-        var rng = SeededGenerator(seed: 11)
-        for i in 0..<(Convert.parallelFrom + 3000) {
-            let x = Double(rng.next() % 3580) / 10 - 179, y = Double(rng.next() % 1600) / 10 - 80
-            let ring: CoordinateList = [x, y, x + 0.7, y, x + 0.7, y + 0.4, x, y]
-            let geometry =
-                i % 3 == 0
-                ? Geometry.point(x, y)
-                : Geometry(type: .polygon, xy: ring, partEnds: [4])
-            var f = Feature(geometry: geometry, properties: JSONObject([("i", .int(Int64(i)))]))
-            f.id = .int(Int64(i))
-            features.append(f)
-        }
+        let features = seededFeatures(Convert.parallelFrom + 3000, seed: 11, pointsEvery: 3)
         let data = GeoJSON.featureCollection(FeatureCollection(features: features))
         var options = TilingOptions()
         options.indexMaxPoints = 500

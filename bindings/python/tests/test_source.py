@@ -1,5 +1,6 @@
 """The SDK data source through ctypes: identity and edits, clustering, filters, import over HTTP
 from a local server, and queries racing writes on real threads."""
+import contextlib
 import functools
 import gzip
 import http.server
@@ -121,19 +122,27 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+@contextlib.contextmanager
+def _serving(handler, tls=None):
+    """A local server on a free port for the block's length; yields the base URL. `tls`: an
+    ssl server context, for https."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    if tls is not None:
+        server.socket = tls.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"{'https' if tls else 'http'}://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 @pytest.fixture
 def http_root(tmp_path):
     (tmp_path / "places.geojson").write_text(json.dumps(PLACES))
     (tmp_path / "broken.geojson").write_text('{"type": "FeatureCollection", "features": [')
-    handler = functools.partial(_QuietHandler, directory=str(tmp_path))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", tmp_path
-    finally:
-        server.shutdown()
-        server.server_close()
+    with _serving(functools.partial(_QuietHandler, directory=str(tmp_path))) as base:
+        yield base, tmp_path
 
 
 def test_import_from_http_file_url_and_path(http_root):
@@ -164,18 +173,10 @@ def https_root(tmp_path):
                     "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
                    check=True, capture_output=True)
     (tmp_path / "places.geojson").write_text(json.dumps(PLACES))
-    handler = functools.partial(_QuietHandler, directory=str(tmp_path))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert, key)
-    server.socket = context.wrap_socket(server.socket, server_side=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"https://127.0.0.1:{server.server_address[1]}/places.geojson", cert
-    finally:
-        server.shutdown()
-        server.server_close()
+    with _serving(functools.partial(_QuietHandler, directory=str(tmp_path)), tls=context) as base:
+        yield f"{base}/places.geojson", cert
 
 
 def test_https_trusts_the_bundle_ssl_cert_file_names(https_root):
@@ -234,19 +235,13 @@ def _peak_rss_mb():
 
 
 def test_imports_stop_at_the_limit_before_memory_does(tmp_path):
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _HostileHandler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}"
     source = mapcore.DataSource(max_import_bytes=8 << 20)
     assert source.options["maxImportBytes"] == 8 << 20
     before = _peak_rss_mb()
-    try:
+    with _serving(_HostileHandler) as base:
         for path in ("/huge", "/bomb", "/stream"):
             with pytest.raises(mapcore.LimitError):
                 source.import_data(base + path)
-    finally:
-        server.shutdown()
-        server.server_close()
     # Nothing near the 64 MB inflated or the unending stream was held (the gzip bomb's own
     # 64 MB of text was made before `before`).
     assert _peak_rss_mb() - before < 40
