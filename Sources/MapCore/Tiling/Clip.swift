@@ -13,62 +13,74 @@ enum Clip {
         if minAll >= k1 && maxAll < k2 { return features }
         if maxAll < k1 || minAll >= k2 { return nil }
         var clipped: [ProjectedFeature] = []
-        for feature in features {
-            let lo = axis == 0 ? feature.minX : feature.minY
-            let hi = axis == 0 ? feature.maxX : feature.maxY
-            if lo >= k1 && hi < k2 {
-                clipped.append(feature)
-                continue
-            }
-            if hi < k1 || lo >= k2 { continue }
-            switch feature.geometry {
-            case .point(let x, let y):
-                let a = axis == 0 ? x : y
-                if a >= k1 && a <= k2 { clipped.append(feature) }
-            case .points(let c):
-                let kept = clipPoints(c, k1, k2, axis)
-                guard !kept.isEmpty else { continue }
-                clipped.append(
-                    ProjectedFeature(
-                        ref: feature.ref, kind: kept.count == 3 ? .point : .multiPoint, geometry: .points(kept)))
-            case .line(let line):
-                var parts: [ProjectedLine] = []
-                clipLine(line, into: &parts, k1, k2, axis, polygon: false, trackMetrics: lineMetrics)
-                guard !parts.isEmpty else { continue }
-                if lineMetrics {
-                    for part in parts {
-                        clipped.append(
-                            ProjectedFeature(ref: feature.ref, kind: .lineString, geometry: .line(part)))
-                    }
-                } else {
-                    clipped.append(lines(parts, of: feature))
-                }
-            case .lines(let lines):
-                var parts: [ProjectedLine] = []
-                let polygon = feature.kind == .polygon
-                for line in lines {
-                    clipLine(line, into: &parts, k1, k2, axis, polygon: polygon, trackMetrics: false)
-                }
-                guard !parts.isEmpty else { continue }
-                clipped.append(
-                    polygon
-                        ? ProjectedFeature(ref: feature.ref, kind: .polygon, geometry: .lines(parts))
-                        : self.lines(parts, of: feature))
-            case .polygons(let polygons):
-                var kept: [[ProjectedLine]] = []
-                for polygon in polygons {
-                    var rings: [ProjectedLine] = []
-                    for ring in polygon {
-                        clipLine(ring, into: &rings, k1, k2, axis, polygon: true, trackMetrics: false)
-                    }
-                    if !rings.isEmpty { kept.append(rings) }
-                }
-                guard !kept.isEmpty else { continue }
-                clipped.append(
-                    ProjectedFeature(ref: feature.ref, kind: .multiPolygon, geometry: .polygons(kept)))
-            }
-        }
+        for feature in features { clip(feature, k1, k2, axis: axis, lineMetrics: lineMetrics, into: &clipped) }
         return clipped.isEmpty ? nil : clipped
+    }
+
+    /// The parts of one feature between k1 and k2 (already scaled) on `axis`, appended to `out`:
+    /// the feature itself when it lies inside, nothing when outside.
+    @inline(__always) static func clip(
+        _ feature: ProjectedFeature, _ k1: Double, _ k2: Double, axis: Int, lineMetrics: Bool,
+        into clipped: inout [ProjectedFeature]
+    ) {
+        let lo = axis == 0 ? feature.minX : feature.minY
+        let hi = axis == 0 ? feature.maxX : feature.maxY
+        if lo >= k1 && hi < k2 {
+            clipped.append(feature)
+            return
+        }
+        if hi < k1 || lo >= k2 { return }
+        clipGeometry(feature, k1, k2, axis: axis, lineMetrics: lineMetrics, into: &clipped)
+    }
+
+    static func clipGeometry(
+        _ feature: ProjectedFeature, _ k1: Double, _ k2: Double, axis: Int, lineMetrics: Bool,
+        into clipped: inout [ProjectedFeature]
+    ) {
+        switch feature.geometry {
+        case .point(let x, let y):
+            let a = axis == 0 ? x : y
+            if a >= k1 && a <= k2 { clipped.append(feature) }
+        case .points(let c):
+            let kept = clipPoints(c, k1, k2, axis)
+            guard !kept.isEmpty else { return }
+            clipped.append(
+                ProjectedFeature(
+                    ref: feature.ref, kind: kept.count == 3 ? .point : .multiPoint, geometry: .points(kept)))
+        case .line(let line):
+            var parts: [ProjectedLine] = []
+            clipLine(line, into: &parts, k1, k2, axis, polygon: false, trackMetrics: lineMetrics)
+            guard !parts.isEmpty else { return }
+            if lineMetrics {
+                for part in parts {
+                    clipped.append(ProjectedFeature(ref: feature.ref, kind: .lineString, geometry: .line(part)))
+                }
+            } else {
+                clipped.append(lines(parts, of: feature))
+            }
+        case .lines(let lines):
+            var parts: [ProjectedLine] = []
+            let polygon = feature.kind == .polygon
+            for line in lines {
+                clipLine(line, into: &parts, k1, k2, axis, polygon: polygon, trackMetrics: false)
+            }
+            guard !parts.isEmpty else { return }
+            clipped.append(
+                polygon
+                    ? ProjectedFeature(ref: feature.ref, kind: .polygon, geometry: .lines(parts))
+                    : self.lines(parts, of: feature))
+        case .polygons(let polygons):
+            var kept: [[ProjectedLine]] = []
+            for polygon in polygons {
+                var rings: [ProjectedLine] = []
+                for ring in polygon {
+                    clipLine(ring, into: &rings, k1, k2, axis, polygon: true, trackMetrics: false)
+                }
+                if !rings.isEmpty { kept.append(rings) }
+            }
+            guard !kept.isEmpty else { return }
+            clipped.append(ProjectedFeature(ref: feature.ref, kind: .multiPolygon, geometry: .polygons(kept)))
+        }
     }
 
     /// Line parts as geojson-vt types them: one part is a LineString, more a MultiLineString.

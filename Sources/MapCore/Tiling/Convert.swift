@@ -59,8 +59,14 @@ enum Convert {
         private func convertPositions(
             _ g: Geometry, _ xy: UnsafeBufferPointer<Double>, ref: Int32, into out: inout [ProjectedFeature]
         ) {
-            func line(_ range: Range<Int>, polygon: Bool) -> ProjectedLine {
-                convertLine(xy, positions: range, polygon: polygon)
+            // Each feature's box is grown while its lines are projected: the box of its points,
+            // lines, or outer rings (an outer ring holds its holes).
+            var box = ProjectedBox()
+            func line(_ range: Range<Int>, polygon: Bool, bounds: Bool) -> ProjectedLine {
+                var lineBox = ProjectedBox()
+                let l = convertLine(xy, positions: range, polygon: polygon, box: &lineBox)
+                if bounds { box.extend(lineBox) }
+                return l
             }
             func parts() -> [Range<Int>] {
                 var start = 0
@@ -83,65 +89,88 @@ enum Convert {
                 }
                 out.append(ProjectedFeature(ref: ref, kind: .multiPoint, geometry: .points(c)))
             case .lineString:
-                out.append(
-                    ProjectedFeature(
-                        ref: ref, kind: .lineString, geometry: .line(line(0..<g.positionCount, polygon: false))))
+                let l = line(0..<g.positionCount, polygon: false, bounds: true)
+                out.append(ProjectedFeature(ref: ref, kind: .lineString, geometry: .line(l), box: box))
             case .multiLineString:
-                let lines = parts().map { line($0, polygon: false) }
                 if options.lineMetrics {
                     // One feature per line, so each keeps its own metrics.
-                    for l in lines {
-                        out.append(ProjectedFeature(ref: ref, kind: .lineString, geometry: .line(l)))
+                    for range in parts() {
+                        box = ProjectedBox()
+                        let l = line(range, polygon: false, bounds: true)
+                        out.append(ProjectedFeature(ref: ref, kind: .lineString, geometry: .line(l), box: box))
                     }
                 } else {
-                    out.append(ProjectedFeature(ref: ref, kind: .multiLineString, geometry: .lines(lines)))
+                    let lines = parts().map { line($0, polygon: false, bounds: true) }
+                    out.append(ProjectedFeature(ref: ref, kind: .multiLineString, geometry: .lines(lines), box: box))
                 }
             case .polygon:
-                out.append(
-                    ProjectedFeature(
-                        ref: ref, kind: .polygon, geometry: .lines(parts().map { line($0, polygon: true) })))
+                var first = true
+                let rings = parts().map { range in
+                    defer { first = false }
+                    return line(range, polygon: true, bounds: first)
+                }
+                out.append(ProjectedFeature(ref: ref, kind: .polygon, geometry: .lines(rings), box: box))
             case .multiPolygon:
                 let rings = parts()
                 var polygons: [[ProjectedLine]] = []
                 var first = 0
                 for end in g.polygonEnds {
                     let upper = min(end, rings.count)
-                    polygons.append(first < upper ? rings[first..<upper].map { line($0, polygon: true) } : [])
+                    polygons.append(
+                        first < upper ? (first..<upper).map { line(rings[$0], polygon: true, bounds: $0 == first) } : []
+                    )
                     first = max(first, upper)
                 }
-                out.append(ProjectedFeature(ref: ref, kind: .multiPolygon, geometry: .polygons(polygons)))
+                out.append(ProjectedFeature(ref: ref, kind: .multiPolygon, geometry: .polygons(polygons), box: box))
             case .geometryCollection:
                 return
             }
         }
 
         /// Projects positions `range` of `xy` into a line, with its length (or, for a ring, its
-        /// area) and its simplification marks; the ends are always kept.
+        /// area) and its simplification marks (the ends are always kept), growing `box` by them.
         func convertLine(
-            _ xy: UnsafeBufferPointer<Double>, positions range: Range<Int>, polygon: Bool
+            _ xy: UnsafeBufferPointer<Double>, positions range: Range<Int>, polygon: Bool, box: inout ProjectedBox
         )
             -> ProjectedLine
         {
-            var c: [Double] = []
-            c.reserveCapacity(3 * range.count)
+            guard !range.isEmpty else { return ProjectedLine() }
             var size = 0.0
-            var x0 = 0.0, y0 = 0.0
-            for (j, p) in range.enumerated() {
-                let x = Projection.x(lng: xy[2 * p]), y = Projection.y(lat: xy[2 * p + 1])
-                c.append(x)
-                c.append(y)
-                c.append(0)
-                if j > 0 {
-                    if polygon {
-                        size += (x0 * y - x * y0) / 2
-                    } else {
-                        size += ((x - x0) * (x - x0) + (y - y0) * (y - y0)).squareRoot()
+            // Filled in place: every triple is written, so none is read uninitialised.
+            // The box as ProjectedBox grows it, less its NaN test per position: a NaN anywhere
+            // makes the side NaN, and otherwise the first of equal extremes stays.
+            var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
+            var nanX = false, nanY = false
+            var c = [Double](unsafeUninitializedCapacity: 3 * range.count) { out, count in
+                var x0 = 0.0, y0 = 0.0
+                var k = 0
+                for p in range {
+                    let x = Projection.x(lng: xy[2 * p]), y = Projection.y(lat: xy[2 * p + 1])
+                    out[k] = x
+                    out[k + 1] = y
+                    out[k + 2] = 0
+                    nanX = nanX || x.isNaN
+                    nanY = nanY || y.isNaN
+                    minX = x < minX ? x : minX
+                    minY = y < minY ? y : minY
+                    maxX = x > maxX ? x : maxX
+                    maxY = y > maxY ? y : maxY
+                    if k > 0 {
+                        if polygon {
+                            size += (x0 * y - x * y0) / 2
+                        } else {
+                            size += ((x - x0) * (x - x0) + (y - y0) * (y - y0)).squareRoot()
+                        }
                     }
+                    x0 = x
+                    y0 = y
+                    k += 3
                 }
-                x0 = x
-                y0 = y
+                count = k
             }
-            guard !c.isEmpty else { return ProjectedLine() }
+            if nanX { (minX, maxX) = (.nan, .nan) }
+            if nanY { (minY, maxY) = (.nan, .nan) }
+            box.extend(ProjectedBox(minX: minX, minY: minY, maxX: maxX, maxY: maxY))
             let last = c.count - 3
             c[2] = 1
             Simplify.mark(&c, first: 0, last: last, sqTolerance: sqTolerance, tieBreak: options.compatibility)

@@ -70,39 +70,72 @@ struct ProjectedFeature: Sendable {
     var minX = Double.infinity, minY = Double.infinity
     var maxX = -Double.infinity, maxY = -Double.infinity
 
-    init(ref: Int32, kind: ProjectedKind, geometry: ProjectedGeometry) {
+    /// With the box of its positions already known (`Convert` finds it while projecting).
+    init(ref: Int32, kind: ProjectedKind, geometry: ProjectedGeometry, box: ProjectedBox) {
         self.ref = ref
         self.kind = kind
         self.geometry = geometry
+        (minX, minY, maxX, maxY) = (box.minX, box.minY, box.maxX, box.maxY)
+    }
+
+    init(ref: Int32, kind: ProjectedKind, geometry: ProjectedGeometry) {
         // The box of the points, lines, or outer rings (an outer ring holds its holes).
+        var box = ProjectedBox()
         switch geometry {
-        case .point(let x, let y): extend(x, y)
-        case .points(let c): extend(c)
-        case .line(let l): extend(l.coords)
+        case .point(let x, let y): box.extend(x, y)
+        case .points(let c): box.extend(c)
+        case .line(let l): box.extend(l.coords)
         case .lines(let lines):
             if kind == .polygon {
-                if let outer = lines.first { extend(outer.coords) }
+                if let outer = lines.first { box.extend(outer.coords) }
             } else {
-                for l in lines { extend(l.coords) }
+                for l in lines { box.extend(l.coords) }
             }
         case .polygons(let polygons):
-            for p in polygons { if let outer = p.first { extend(outer.coords) } }
+            for p in polygons { if let outer = p.first { box.extend(outer.coords) } }
         }
+        self.init(ref: ref, kind: kind, geometry: geometry, box: box)
+    }
+
+    /// Positions in the geometry (a tile's `numPoints` counts them whether simplified away or not).
+    var positionCount: Int {
+        switch geometry {
+        case .point: return 1
+        case .points(let c): return c.count / 3
+        case .line(let l): return l.coords.count / 3
+        case .lines(let lines): return lines.reduce(0) { $0 + $1.coords.count / 3 }
+        case .polygons(let polygons):
+            return polygons.reduce(0) { n, p in p.reduce(n) { $0 + $1.coords.count / 3 } }
+        }
+    }
+}
+
+/// A box grown a position at a time, as geojson-vt grows a feature's (Math.min, Math.max).
+struct ProjectedBox {
+    var minX = Double.infinity, minY = Double.infinity
+    var maxX = -Double.infinity, maxY = -Double.infinity
+
+    @inline(__always) mutating func extend(_ x: Double, _ y: Double) {
+        minX = jsMin(minX, x)
+        minY = jsMin(minY, y)
+        maxX = jsMax(maxX, x)
+        maxY = jsMax(maxY, y)
+    }
+
+    /// Grown by another box: the same as by the positions that grew it.
+    @inline(__always) mutating func extend(_ other: ProjectedBox) {
+        minX = jsMin(minX, other.minX)
+        minY = jsMin(minY, other.minY)
+        maxX = jsMax(maxX, other.maxX)
+        maxY = jsMax(maxY, other.maxY)
     }
 
     /// Math.min/Math.max over the x and y of each triple.
-    private mutating func extend(_ c: [Double]) {
+    mutating func extend(_ c: [Double]) {
         var i = 0
         while i + 1 < c.count {
             extend(c[i], c[i + 1])
             i += 3
         }
-    }
-
-    @inline(__always) private mutating func extend(_ x: Double, _ y: Double) {
-        minX = jsMin(minX, x)
-        minY = jsMin(minY, y)
-        maxX = jsMax(maxX, x)
-        maxY = jsMax(maxY, y)
     }
 }

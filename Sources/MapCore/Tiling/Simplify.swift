@@ -15,59 +15,93 @@ enum Simplify {
         _ coords: inout [Double], first: Int, last: Int, sqTolerance: Double,
         tieBreak: TilingOptions.Compatibility = .geojsonVT
     ) {
-        var stack = [(first, last)]
+        guard last - first > 3 else { return }
         let cpp = tieBreak == .maplibreNative
+        // Each range on the stack has a vertex between its ends that no other range holds, so
+        // the stack never holds more ranges than there are vertices.
+        let capacity = (last - first) / 3
         coords.withUnsafeMutableBufferPointer { c in
-            while let (first, last) = stack.popLast() {
-                var maxSqDist = sqTolerance
-                let mid = cpp ? (last - first) / 3 >> 1 : first + ((last - first) >> 1)
-                var minPosToMid = cpp ? (last - first) / 3 : last - first
-                var index = -1
-                let ax = c[first], ay = c[first + 1], bx = c[last], by = c[last + 1]
-                var i = first + 3
-                while i < last {
-                    let d = squaredSegmentDistance(c[i], c[i + 1], ax, ay, bx, by)
-                    if d > maxSqDist {
-                        index = i
-                        maxSqDist = d
-                    } else if d == maxSqDist {
-                        // geojson-vt's tie-break: the pivot nearest the middle keeps degenerate
-                        // (collinear, equidistant) input shallow.
-                        let posToMid = abs((cpp ? i / 3 : i) - mid)
-                        if posToMid < minPosToMid {
-                            index = i
-                            minPosToMid = posToMid
+            withUnsafeTemporaryAllocation(of: (Int, Int).self, capacity: capacity) { stack in
+                var depth = 1
+                stack.initializeElement(at: 0, to: (first, last))
+                while depth > 0 {
+                    depth -= 1
+                    let (first, last) = stack[depth]
+                    var maxSqDist = sqTolerance
+                    let mid = cpp ? (last - first) / 3 >> 1 : first + ((last - first) >> 1)
+                    var minPosToMid = cpp ? (last - first) / 3 : last - first
+                    var index = -1
+                    let ax = c[first], ay = c[first + 1], bx = c[last], by = c[last + 1]
+                    let dx = bx - ax, dy = by - ay
+                    // The segment's terms are the same for every vertex of the range; the clamping is
+                    // written as selects, as the projection falls either side of the ends at random.
+                    let degenerate = dx == 0 && dy == 0
+                    let sqLength = dx * dx + dy * dy
+                    @inline(__always) func distance(_ i: Int) -> Double {
+                        let px = c[i], py = c[i + 1]
+                        var x = ax, y = ay
+                        if !degenerate {
+                            let t = ((px - ax) * dx + (py - ay) * dy) / sqLength
+                            let inside = t > 0
+                            x = t > 1 ? bx : inside ? ax + dx * t : ax
+                            y = t > 1 ? by : inside ? ay + dy * t : ay
+                        }
+                        let ex = px - x, ey = py - y
+                        return ex * ex + ey * ey
+                    }
+                    // One vertex between the ends (most ranges, deep down): it is the pivot if it
+                    // is beyond the tolerance, and an equal distance leaves it unmarked.
+                    if last - first == 6 {
+                        let d = distance(first + 3)
+                        if d > sqTolerance { c[first + 5] = d }
+                        continue
+                    }
+                    // The farthest vertex, without branches (which vertex is farthest is random); a
+                    // distance equal to the farthest so far makes the tie-break decide, once more in
+                    // geojson-vt's order.
+                    var tie = false
+                    var i = first + 3
+                    while i < last {
+                        let d = distance(i)
+                        tie = tie || d == maxSqDist
+                        let farther = d > maxSqDist
+                        index = farther ? i : index
+                        maxSqDist = farther ? d : maxSqDist
+                        i += 3
+                    }
+                    if tie {
+                        maxSqDist = sqTolerance
+                        index = -1
+                        i = first + 3
+                        while i < last {
+                            let d = distance(i)
+                            if d > maxSqDist {
+                                index = i
+                                maxSqDist = d
+                            } else if d == maxSqDist {
+                                // geojson-vt's tie-break: the pivot nearest the middle keeps
+                                // degenerate (collinear, equidistant) input shallow.
+                                let posToMid = abs((cpp ? i / 3 : i) - mid)
+                                if posToMid < minPosToMid {
+                                    index = i
+                                    minPosToMid = posToMid
+                                }
+                            }
+                            i += 3
                         }
                     }
-                    i += 3
+                    guard maxSqDist > sqTolerance, index >= 0 else { continue }
+                    c[index + 2] = maxSqDist
+                    if last - index > 3 {
+                        stack.initializeElement(at: depth, to: (index, last))
+                        depth += 1
+                    }
+                    if index - first > 3 {
+                        stack.initializeElement(at: depth, to: (first, index))
+                        depth += 1
+                    }
                 }
-                guard maxSqDist > sqTolerance, index >= 0 else { continue }
-                c[index + 2] = maxSqDist
-                if last - index > 3 { stack.append((index, last)) }
-                if index - first > 3 { stack.append((first, index)) }
             }
         }
-    }
-
-    /// Squared distance from (px, py) to the segment (x, y)-(bx, by), as geojson-vt computes it.
-    @inline(__always) static func squaredSegmentDistance(
-        _ px: Double, _ py: Double, _ ax: Double, _ ay: Double,
-        _ bx: Double, _ by: Double
-    ) -> Double {
-        var x = ax, y = ay
-        var dx = bx - x, dy = by - y
-        if dx != 0 || dy != 0 {
-            let t = ((px - x) * dx + (py - y) * dy) / (dx * dx + dy * dy)
-            if t > 1 {
-                x = bx
-                y = by
-            } else if t > 0 {
-                x += dx * t
-                y += dy * t
-            }
-        }
-        dx = px - x
-        dy = py - y
-        return dx * dx + dy * dy
     }
 }

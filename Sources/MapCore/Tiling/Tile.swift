@@ -14,33 +14,60 @@ public struct TileFeature: Sendable, Equatable {
     public var id: JSONValue?
 }
 
-/// A tile of the index. Its features are in the unit square until first asked for, then in tile
-/// coordinates (geojson-vt transforms in place, once).
+/// A tile of the index. What splitting needs (its counts and box) is known when it is made; its
+/// features are simplified and written out only when the tile is first asked for, since an index
+/// is built down to indexMaxZoom and a caller asks for few of those tiles. Until then it keeps
+/// the clipped features it was made from, which share their rings with the tiles above and
+/// below. Then they are in tile coordinates (geojson-vt transforms in place, once).
 final class IndexedTile {
     let z: Int, x: Int, y: Int
     let numFeatures: Int
-    private(set) var transformed = false
+    /// Every position of the features, simplified away or not (geojson-vt's `numPoints`).
+    let numPoints: Int
+    let minX: Double, minY: Double, maxX: Double, maxY: Double
     /// The clipped features this tile was made from, kept while no child has been cut from
     /// them, so a deeper tile can be cut on demand.
     var source: [ProjectedFeature]?
     private let inputs: TileInputs
-    private var features: FlatFeatures
-
-    var numPoints: Int { features.numPoints }
-    var numSimplified: Int { features.numSimplified }
-    var minX: Double { features.minX }
-    var minY: Double { features.minY }
-    var maxX: Double { features.maxX }
-    var maxY: Double { features.maxY }
+    private let options: TilingOptions
+    private var pending: [ProjectedFeature]?
+    private var features: FlatFeatures?
 
     init(_ features: [ProjectedFeature], inputs: TileInputs, z: Int, x: Int, y: Int, options: TilingOptions) {
         self.z = z
         self.x = x
         self.y = y
         self.inputs = inputs
+        self.options = options
         numFeatures = features.count
-        // Made in a local value, then stored: appending to a class's arrays would check
-        // exclusive access at run time on every element.
+        var points = 0
+        var minX = 2.0, minY = 1.0, maxX = -1.0, maxY = 0.0
+        for f in features {
+            minX = jsMin(minX, f.minX)
+            minY = jsMin(minY, f.minY)
+            maxX = jsMax(maxX, f.maxX)
+            maxY = jsMax(maxY, f.maxY)
+            points += f.positionCount
+        }
+        numPoints = points
+        (self.minX, self.minY, self.maxX, self.maxY) = (minX, minY, maxX, maxY)
+        pending = features
+    }
+
+    /// The features in integer tile coordinates of `extent`, made as `TileFeature`s for the
+    /// caller: on the first call simplified for the tile's zoom and transformed (geojson-vt's
+    /// `createTile` and `transform`).
+    func transform(extent: Double) -> [TileFeature] {
+        if let features { return features.tileFeatures(inputs) }
+        let made = Self.flatten(pending ?? [], z: z, x: x, y: y, extent: extent, options: options)
+        features = made
+        pending = nil
+        return made.tileFeatures(inputs)
+    }
+
+    private static func flatten(
+        _ features: [ProjectedFeature], z: Int, x: Int, y: Int, extent: Double, options: TilingOptions
+    ) -> FlatFeatures {
         var flat = FlatFeatures(capacity: features.count)
         let tolerance = z == options.maxZoom ? 0 : options.tolerance / (Double(1 << z) * options.extent)
         // geojson-vt JS rewinds polygon rings; geojson-vt-cpp keeps them as given, and MapLibre
@@ -49,24 +76,15 @@ final class IndexedTile {
         let rewinds = options.compatibility == .geojsonVT
         for f in features { flat.add(f, tolerance: tolerance, lineMetrics: options.lineMetrics, rewinds: rewinds) }
         flat.trim()
-        self.features = flat
-    }
-
-    /// The features in integer tile coordinates of `extent` (geojson-vt's `transform`, in place
-    /// and once), made as `TileFeature`s for the caller.
-    func transform(extent: Double) -> [TileFeature] {
-        if !transformed {
-            features.transform(extent: extent, z: z, x: x, y: y)
-            transformed = true
-        }
-        return features.tileFeatures(inputs)
+        flat.transform(extent: extent, z: z, x: x, y: y)
+        return flat
     }
 }
 
 /// A tile's features in a few flat arrays: per feature its type, its input (ids and tags in the
 /// index's `TileInputs`) and the end of its runs in `runEnds`; per run (a feature's points, a
 /// line or a ring) the end of its x, y pairs in `coords`. A feature's or run's start is the
-/// previous one's end. Also geojson-vt's counts and the tile's box.
+/// previous one's end.
 private struct FlatFeatures {
     var types: [UInt8] = []
     var refs: [Int32] = []
@@ -75,9 +93,6 @@ private struct FlatFeatures {
     var coords: [Double] = []
     /// lineMetrics: mapbox_clip_start and mapbox_clip_end of the line features, by feature.
     var clipMetrics: [Int: (start: Double, end: Double)] = [:]
-    var numPoints = 0
-    var numSimplified = 0
-    var minX = 2.0, minY = 1.0, maxX = -1.0, maxY = 0.0
 
     init(capacity: Int) {
         types.reserveCapacity(capacity)
@@ -92,10 +107,6 @@ private struct FlatFeatures {
     }
 
     mutating func add(_ feature: ProjectedFeature, tolerance: Double, lineMetrics: Bool, rewinds: Bool) {
-        minX = jsMin(minX, feature.minX)
-        minY = jsMin(minY, feature.minY)
-        maxX = jsMax(maxX, feature.maxX)
-        maxY = jsMax(maxY, feature.maxY)
         let firstRun = runEnds.count
         var outerRings: [Bool] = []  // per kept polygon ring, when rings are not rewound
         switch feature.geometry {
@@ -103,16 +114,12 @@ private struct FlatFeatures {
             coords.append(x)
             coords.append(y)
             runEnds.append(coords.count)
-            numPoints += 1
-            numSimplified += 1
         case .points(let c):
             let start = coords.count
             var i = 0
             while i + 1 < c.count {
                 coords.append(c[i])
                 coords.append(c[i + 1])
-                numPoints += 1
-                numSimplified += 1
                 i += 3
             }
             if coords.count > start { runEnds.append(coords.count) }
@@ -145,23 +152,18 @@ private struct FlatFeatures {
     }
 
     /// Keeps the vertices important at this tolerance; drops a line shorter than the tolerance
-    /// and a ring smaller than its square, counting their points.
+    /// and a ring smaller than its square.
     private mutating func addLine(_ line: ProjectedLine, tolerance: Double, polygon: Bool, outer: Bool, rewinds: Bool) {
         let sqTolerance = tolerance * tolerance
         let c = line.coords
-        if tolerance > 0 && line.size < (polygon ? sqTolerance : tolerance) {
-            numPoints += c.count / 3
-            return
-        }
+        if tolerance > 0 && line.size < (polygon ? sqTolerance : tolerance) { return }
         let start = coords.count
         var i = 0
         while i + 2 < c.count {
             if tolerance == 0 || c[i + 2] > sqTolerance {
-                numSimplified += 1
                 coords.append(c[i])
                 coords.append(c[i + 1])
             }
-            numPoints += 1
             i += 3
         }
         if polygon && rewinds && (shoelace(start..<coords.count) > 0) == outer { reverse(start..<coords.count) }

@@ -30,26 +30,30 @@ public final class TileIndex: @unchecked Sendable {
                 ).made)
             return
         }
-        // The root here, then its four subtrees on two threads, each thread taking two in the
-        // order one loop takes them (it pops br, tr, then bl, tl), so that the tiles are made,
-        // and listed, as geojson-vt makes them.
+        // The root here, then its four subtrees on two threads: each clips its half of the root
+        // and cuts the two subtrees there in the order one loop takes them (it pops br, tr, then
+        // bl, tl), so that the tiles are made, and listed, as geojson-vt makes them.
         let root = Self.split(
             [(features, 0, 0, 0)], target: nil, depth: 0, existing: [:], inputs: inputs, options: options)
         register(root.made)
-        guard root.deeper.count == 4 else { return }
-        let next = root.deeper, inputs = self.inputs
+        guard let top = root.deeper.first, let tile = root.made.first?.tile else { return }
+        let inputs = self.inputs
         var east: [Made] = [], west: [Made] = []
         runConcurrently(
             {
+                let (tr, br) = Self.half(top.features, of: tile, right: true, options: options)
                 east =
                     Self.split(
-                        [next[2], next[3]], target: nil, depth: nil, existing: [:], inputs: inputs, options: options
+                        [(tr, 1, 1, 0), (br, 1, 1, 1)], target: nil, depth: nil, existing: [:], inputs: inputs,
+                        options: options
                     ).made
             },
             {
+                let (tl, bl) = Self.half(top.features, of: tile, right: false, options: options)
                 west =
                     Self.split(
-                        [next[0], next[1]], target: nil, depth: nil, existing: [:], inputs: inputs, options: options
+                        [(tl, 1, 0, 0), (bl, 1, 0, 1)], target: nil, depth: nil, existing: [:], inputs: inputs,
+                        options: options
                     ).made
             })
         register(east)
@@ -71,8 +75,8 @@ public final class TileIndex: @unchecked Sendable {
 
     /// geojson-vt's `splitTile`: cuts the work's features into tiles down the stack, stopping at
     /// indexMaxZoom or a simple tile, or, with a target, along its ancestry; tiles in `existing`
-    /// are reused. Returns the tiles it made, in the order made, and, with a `depth`, the work
-    /// below that zoom left uncut (in the order it was stacked).
+    /// are reused. Returns the tiles it made, in the order made, and, with a `depth`, the work of
+    /// the tiles at that zoom that are to be split, left for the caller to split.
     private static func split(
         _ work: [Work], target: (z: Int, x: Int, y: Int)?, depth: Int?, existing: [Int: IndexedTile],
         inputs: TileInputs, options: TilingOptions
@@ -80,10 +84,6 @@ public final class TileIndex: @unchecked Sendable {
         var stack = work
         var made: [Made] = [], deeper: [Work] = []
         while let (features, z, x, y) = stack.popLast() {
-            if let depth, z > depth {
-                deeper.insert((features, z, x, y), at: 0)
-                continue
-            }
             let id = Self.id(z, x, y)
             let tile: IndexedTile
             if let found = existing[id] {
@@ -103,6 +103,10 @@ public final class TileIndex: @unchecked Sendable {
             }
             tile.source = nil
             if features.isEmpty { continue }
+            if let depth, z >= depth {
+                deeper.append((features, z, x, y))
+                continue
+            }
             let (tl, bl, tr, br) = Self.quadrants(features, of: tile, options: options)
             stack.append((tl, z + 1, 2 * x, 2 * y))
             stack.append((bl, z + 1, 2 * x, 2 * y + 1))
@@ -119,28 +123,69 @@ public final class TileIndex: @unchecked Sendable {
     )
         -> ([ProjectedFeature], [ProjectedFeature], [ProjectedFeature], [ProjectedFeature])
     {
+        let (tl, bl) = half(features, of: tile, right: false, options: options)
+        let (tr, br) = half(features, of: tile, right: true, options: options)
+        return (tl, bl, tr, br)
+    }
+
+    /// The features of a tile's left (or right) children, top and bottom: its features clipped
+    /// to the left (right) stripe, and that to the top and bottom ones. Done a feature at a time,
+    /// which lists each child's features in the same order, but copies a feature lying inside a
+    /// child once rather than once per stripe.
+    static func half(
+        _ features: [ProjectedFeature], of tile: IndexedTile, right: Bool, options: TilingOptions
+    ) -> (top: [ProjectedFeature], bottom: [ProjectedFeature]) {
         let k1 = 0.5 * options.buffer / options.extent
         let k2 = 0.5 - k1, k3 = 0.5 + k1, k4 = 1 + k1
         let lm = options.lineMetrics
         let z2 = Double(1 << tile.z), fx = Double(tile.x), fy = Double(tile.y)
-        let left = Clip.clip(
-            features, scale: z2, fx - k1, fx + k3, axis: 0, minAll: tile.minX, maxAll: tile.maxX, lineMetrics: lm)
-        let right = Clip.clip(
-            features, scale: z2, fx + k2, fx + k4, axis: 0, minAll: tile.minX, maxAll: tile.maxX, lineMetrics: lm)
-        var tl: [ProjectedFeature]?, bl: [ProjectedFeature]?, tr: [ProjectedFeature]?, br: [ProjectedFeature]?
-        if let left {
-            tl = Clip.clip(
-                left, scale: z2, fy - k1, fy + k3, axis: 1, minAll: tile.minY, maxAll: tile.maxY, lineMetrics: lm)
-            bl = Clip.clip(
-                left, scale: z2, fy + k2, fy + k4, axis: 1, minAll: tile.minY, maxAll: tile.maxY, lineMetrics: lm)
+        let side =
+            right
+            ? Stripe((fx + k2) / z2, (fx + k4) / z2, tile.minX, tile.maxX)
+            : Stripe((fx - k1) / z2, (fx + k3) / z2, tile.minX, tile.maxX)
+        let top = Stripe((fy - k1) / z2, (fy + k3) / z2, tile.minY, tile.maxY)
+        let bottom = Stripe((fy + k2) / z2, (fy + k4) / z2, tile.minY, tile.maxY)
+        var upper: [ProjectedFeature] = [], lower: [ProjectedFeature] = []
+        var parts: [ProjectedFeature] = []
+        func cut(_ f: ProjectedFeature, _ stripe: Stripe, into out: inout [ProjectedFeature]) {
+            switch stripe.holds {
+            case .all: out.append(f)
+            case .none: break
+            case .some: Clip.clip(f, stripe.k1, stripe.k2, axis: 1, lineMetrics: lm, into: &out)
+            }
         }
-        if let right {
-            tr = Clip.clip(
-                right, scale: z2, fy - k1, fy + k3, axis: 1, minAll: tile.minY, maxAll: tile.maxY, lineMetrics: lm)
-            br = Clip.clip(
-                right, scale: z2, fy + k2, fy + k4, axis: 1, minAll: tile.minY, maxAll: tile.maxY, lineMetrics: lm)
+        guard side.holds != .none else { return ([], []) }
+        for f in features {
+            if side.holds == .some {
+                // Clip.clip's tests, in its order (an empty box passes the first).
+                if !(f.minX >= side.k1 && f.maxX < side.k2) {
+                    if f.maxX < side.k1 || f.minX >= side.k2 { continue }
+                    parts.removeAll(keepingCapacity: true)
+                    Clip.clipGeometry(f, side.k1, side.k2, axis: 0, lineMetrics: lm, into: &parts)
+                    for p in parts {
+                        cut(p, top, into: &upper)
+                        cut(p, bottom, into: &lower)
+                    }
+                    continue
+                }
+            }
+            cut(f, top, into: &upper)
+            cut(f, bottom, into: &lower)
         }
-        return (tl ?? [], bl ?? [], tr ?? [], br ?? [])
+        return (upper, lower)
+    }
+
+    /// A stripe of `Clip.clip`, and whether it holds all, none or some of a tile's features.
+    private struct Stripe {
+        enum Holds { case all, none, some }
+        let k1: Double, k2: Double
+        let holds: Holds
+
+        init(_ k1: Double, _ k2: Double, _ minAll: Double, _ maxAll: Double) {
+            self.k1 = k1
+            self.k2 = k2
+            holds = minAll >= k1 && maxAll < k2 ? .all : maxAll < k1 || minAll >= k2 ? .none : .some
+        }
     }
 
     /// Every tile of `data` from zoom 0 to `maxZoom` (at most `options.maxZoom`) that has

@@ -11,11 +11,11 @@ enum Wrap {
             features, scale: 1, 1 - buffer, 2 + buffer, axis: 0, minAll: -1, maxAll: 2,
             lineMetrics: lm)
         guard left != nil || right != nil else { return features }
-        var merged =
-            Clip.clip(
-                features, scale: 1, -buffer, 1 + buffer, axis: 0, minAll: -1, maxAll: 2,
-                lineMetrics: lm) ?? []
-        if let left { merged = shifted(left, by: 1) + merged }
+        // Written into one array: the west copy, the world clipped to its buffer, the east copy.
+        var merged: [ProjectedFeature] = []
+        merged.reserveCapacity(features.count + (left?.count ?? 0) + (right?.count ?? 0))
+        if let left { merged += shifted(left, by: 1) }
+        for f in features { Clip.clip(f, -buffer, 1 + buffer, axis: 0, lineMetrics: lm, into: &merged) }
         if let right { merged += shifted(right, by: -1) }
         return merged
     }
