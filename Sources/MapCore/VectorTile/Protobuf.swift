@@ -149,10 +149,18 @@ struct ProtobufWriter {
         for i in 0..<8 { bytes.append(UInt8(truncatingIfNeeded: bits >> (8 * UInt64(i)))) }
     }
 
+    /// Written in place: the length is the sum of the values' varint sizes.
     mutating func packedUInt32Field(_ field: UInt64, _ values: [UInt32]) {
-        var body = ProtobufWriter()
-        for v in values { body.varint(UInt64(v)) }
-        bytesField(field, body.bytes)
+        key(field, .bytes)
+        var length: UInt64 = 0
+        for v in values { length += Self.varintSize(UInt64(v)) }
+        varint(length)
+        for v in values { varint(UInt64(v)) }
+    }
+
+    /// Bytes in the varint of `v`: one per started 7 bits.
+    @inline(__always) static func varintSize(_ v: UInt64) -> UInt64 {
+        UInt64((64 - (v | 1).leadingZeroBitCount + 6) / 7)
     }
 
     @inline(__always) static func zigzag(_ v: Int64) -> UInt64 { UInt64(bitPattern: (v << 1) ^ (v >> 63)) }

@@ -14,40 +14,49 @@ public enum VectorTileEncoder {
         layer.stringField(1, name)
         var keys: [String] = []
         var keyIndex: [String: UInt32] = [:]
-        var values: [EncodedValue] = []
-        var valueIndex: [EncodedValue: UInt32] = [:]
+        var values = ValueTable(expected: features.count)
+        // Features of one source mostly have the same keys in the same order: their indexes
+        // are looked up once per run of such features. A key enters the table with its first
+        // value that is written (not null), as vt-pbf enters it.
+        let unassigned = UInt32.max
+        var lastKeys: [String] = [], lastKeyIndexes: [UInt32] = []
+        // Scratch reused by every feature.
+        var tags: [UInt32] = [], commands: [UInt32] = []
+        var feature = ProtobufWriter()
         for f in features {
-            var feature = ProtobufWriter()
+            feature.bytes.removeAll(keepingCapacity: true)
             if let id = f.id.flatMap(mvtID) { feature.varintField(1, id) }
-            var tags: [UInt32] = []
-            for (key, value) in f.tags ?? JSONObject() {
+            tags.removeAll(keepingCapacity: true)
+            let object = f.tags ?? JSONObject()
+            let objectKeys = object.keys
+            if objectKeys != lastKeys {
+                lastKeys = objectKeys
+                lastKeyIndexes = objectKeys.map { keyIndex[$0] ?? unassigned }
+            }
+            for (position, (key, value)) in object.enumerated() {
                 guard let encoded = EncodedValue(value) else { continue }
-                let k: UInt32
-                if let known = keyIndex[key] {
-                    k = known
-                } else {
-                    k = UInt32(truncatingIfNeeded: keys.count)
-                    keyIndex[key] = k
-                    keys.append(key)
-                }
-                let v: UInt32
-                if let known = valueIndex[encoded] {
-                    v = known
-                } else {
-                    v = UInt32(truncatingIfNeeded: values.count)
-                    valueIndex[encoded] = v
-                    values.append(encoded)
+                var k = lastKeyIndexes[position]
+                if k == unassigned {
+                    if let known = keyIndex[key] {
+                        k = known
+                    } else {
+                        k = UInt32(truncatingIfNeeded: keys.count)
+                        keyIndex[key] = k
+                        keys.append(key)
+                    }
+                    lastKeyIndexes[position] = k
                 }
                 tags.append(k)
-                tags.append(v)
+                tags.append(values.index(of: encoded))
             }
             if !tags.isEmpty { feature.packedUInt32Field(2, tags) }
             feature.varintField(3, UInt64(f.type))
-            feature.packedUInt32Field(4, commands(f))
+            Self.commands(f, into: &commands)
+            feature.packedUInt32Field(4, commands)
             layer.bytesField(2, feature.bytes)
         }
         for key in keys { layer.stringField(3, key) }
-        for value in values { layer.bytesField(4, value.message) }
+        for value in values.values { layer.bytesField(4, value.message) }
         layer.varintField(5, UInt64(max(1, extent)))
         var tile = ProtobufWriter()
         tile.bytesField(3, layer.bytes)
@@ -60,6 +69,96 @@ public enum VectorTileEncoder {
         case .uint(let v): return v
         case .double(let d): return d >= 0 && d == d.rounded() && d < 18446744073709551616.0 ? UInt64(d) : nil
         default: return nil
+        }
+    }
+
+    /// A layer's values, each once, in first-seen order. An open-addressing table on a seeded
+    /// multiply-mix hash of each value's bytes: a tile of a million features looks values up
+    /// five million times, and Dictionary's SipHash and lookups were a third of its encoding.
+    /// Strings are equal when their UTF-8 is, as JavaScript strings are in vt-pbf's cache (not
+    /// by canonical equivalence, as Swift's `==`). The seed is random per process, so input
+    /// cannot choose values that collide.
+    struct ValueTable {
+        private(set) var values: [EncodedValue] = []
+        private var hashes: [UInt64] = []
+        /// Value index + 1 per slot; 0 is empty. Kept at most half full.
+        private var slots: [UInt32]
+
+        private static let seed = UInt64.random(in: 0...UInt64.max)
+
+        init(expected: Int) {
+            var size = 16
+            while size < 2 * min(expected, 1 << 16) { size <<= 1 }
+            slots = Array(repeating: 0, count: size)
+        }
+
+        mutating func index(of value: EncodedValue) -> UInt32 {
+            let h = Self.hash(value)
+            let mask = slots.count - 1
+            var i = Int(truncatingIfNeeded: h) & mask
+            while true {
+                let slot = slots[i]
+                if slot == 0 { break }
+                let k = Int(slot) - 1
+                if hashes[k] == h && Self.same(values[k], value) { return UInt32(truncatingIfNeeded: k) }
+                i = (i + 1) & mask
+            }
+            let k = values.count
+            values.append(value)
+            hashes.append(h)
+            slots[i] = UInt32(truncatingIfNeeded: k + 1)
+            if 2 * values.count > slots.count { grow() }
+            return UInt32(truncatingIfNeeded: k)
+        }
+
+        /// Twice the slots, refilled from the kept hashes.
+        private mutating func grow() {
+            var bigger = [UInt32](repeating: 0, count: 2 * slots.count)
+            let mask = bigger.count - 1
+            for (k, h) in hashes.enumerated() {
+                var i = Int(truncatingIfNeeded: h) & mask
+                while bigger[i] != 0 { i = (i + 1) & mask }
+                bigger[i] = UInt32(truncatingIfNeeded: k + 1)
+            }
+            slots = bigger
+        }
+
+        private static func same(_ a: EncodedValue, _ b: EncodedValue) -> Bool {
+            if case .string(let x) = a, case .string(let y) = b { return x.utf8.elementsEqual(y.utf8) }
+            return a == b
+        }
+
+        @inline(__always) private static func mix(_ a: UInt64, _ b: UInt64) -> UInt64 {
+            let p = a.multipliedFullWidth(by: b)
+            return p.high ^ p.low
+        }
+
+        static func hash(_ value: EncodedValue) -> UInt64 {
+            let k0: UInt64 = 0xa076_1d64_78bd_642f, k1: UInt64 = 0xe703_7ed1_a0b4_28db
+            switch value {
+            case .string(var s):
+                return s.withUTF8 { bytes in
+                    var h = mix(seed ^ k0, UInt64(bytes.count) ^ k1)
+                    var i = 0
+                    while i + 8 <= bytes.count {
+                        let word = UnsafeRawBufferPointer(bytes).loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                        h = mix(word ^ k0, h ^ k1)
+                        i += 8
+                    }
+                    var tail: UInt64 = 0
+                    var shift: UInt64 = 0
+                    while i < bytes.count {
+                        tail |= UInt64(bytes[i]) << shift
+                        shift += 8
+                        i += 1
+                    }
+                    return mix(tail ^ k0, h ^ k1)
+                }
+            case .double(let bits): return mix(bits ^ k0, seed ^ 3)
+            case .uint(let v): return mix(v ^ k0, seed ^ 5)
+            case .sint(let v): return mix(UInt64(bitPattern: v) ^ k0, seed ^ 6)
+            case .bool(let b): return mix((b ? 1 : 0) ^ k0, seed ^ 7)
+            }
         }
     }
 
@@ -110,6 +209,13 @@ public enum VectorTileEncoder {
     /// first position, LineTo the rest. Rings: the closing position is not written; ClosePath is.
     static func commands(_ f: TileFeature) -> [UInt32] {
         var out: [UInt32] = []
+        commands(f, into: &out)
+        return out
+    }
+
+    /// `commands(f)` written over `out` (a buffer reused from feature to feature).
+    static func commands(_ f: TileFeature, into out: inout [UInt32]) {
+        out.removeAll(keepingCapacity: true)
         var cx: Int64 = 0, cy: Int64 = 0
         func command(_ id: UInt32, _ count: Int) -> UInt32 { id | UInt32(truncatingIfNeeded: count) << 3 }
         func position(_ run: [Double], _ i: Int) {
@@ -146,7 +252,6 @@ public enum VectorTileEncoder {
                 out.append(command(7, 1))
             }
         }
-        return out
     }
 
     /// A tile coordinate as the sint32 an MVT holds (already integral; far-off ones clamped).
