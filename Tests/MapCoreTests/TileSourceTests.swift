@@ -360,8 +360,8 @@ struct TilesetWalkFacts {
                 var tiles: [TileID: [TileFeature]] = [:]
             }
             let seen = Seen()
-            try TileIndex.walk(states, options: options, maxZoom: options.maxZoom) { z, x, y, features in
-                seen.lock.withLock { seen.tiles[TileID(z: z, x: x, y: y)] = features }
+            try TileIndex.walk(states, options: options, maxZoom: options.maxZoom) { z, x, y, tile in
+                seen.lock.withLock { seen.tiles[TileID(z: z, x: x, y: y)] = tile.tileFeatures }
             }
             let index = try TileIndex(states, options: options)
             var expected: [TileID: [TileFeature]] = [:]

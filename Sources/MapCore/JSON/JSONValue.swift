@@ -113,6 +113,20 @@ public struct JSONObject: Equatable, Sendable, Sequence {
 
     public func makeIterator() -> IndexingIterator<[Member]> { members.makeIterator() }
 
+    /// Each member's position, key and value in document order, without making the members
+    /// array (a packed object decodes its values as it goes).
+    func forEachMember(_ body: (Int, String, JSONValue) -> Void) {
+        switch storage {
+        case .list(let list):
+            for (i, m) in list.enumerated() { body(i, m.key, m.value) }
+        case .packed(let packed):
+            let keys = packed.header
+            packed.forEachValue { k, value in
+                body(k, keys[k], value); return true
+            }
+        }
+    }
+
     /// Whether the members are held packed (for tests and memory accounting).
     var isPacked: Bool { if case .packed = storage { return true } else { return false } }
 
@@ -262,7 +276,7 @@ public struct JSONObject: Equatable, Sendable, Sequence {
 
         /// Decodes the values in order from index `first` (earlier ones are stepped over, not
         /// decoded) until `body` returns false.
-        private func forEachValue(from first: Int = 0, _ body: (Int, JSONValue) -> Bool) {
+        func forEachValue(from first: Int = 0, _ body: (Int, JSONValue) -> Bool) {
             let count = header.count
             withUnsafeMutablePointerToElements { bytes in
                 var at = 0

@@ -159,8 +159,9 @@ public enum TilesetWriter {
         try TileIndex.walk(
             snapshot.indexedData, options: snapshot.options.tilingOptions, minZoom: zooms.lowerBound,
             maxZoom: zooms.upperBound, finished: { done, total in shared.finished(done, of: total) }
-        ) { z, x, y, features in
-            let mvt = snapshot.mvt(features, layer: layer)
+        ) { z, x, y, tile in
+            let mvt = tile.mvt(
+                layer: layer, extent: SourceTiling.extent, version: snapshot.options.tileCompatibility.mvtVersion)
             guard !mvt.isEmpty else { return }
             do throws(MapCoreError) {
                 shared.add(TileID(z: z, x: x, y: y), gzip ? try Gzip.compress(mvt) : mvt)

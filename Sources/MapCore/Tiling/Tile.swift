@@ -54,15 +54,15 @@ final class IndexedTile {
         pending = features
     }
 
-    /// The features in integer tile coordinates of `extent`, made as `TileFeature`s for the
-    /// caller: on the first call simplified for the tile's zoom and transformed (geojson-vt's
-    /// `createTile` and `transform`).
-    func transform(extent: Double) -> [TileFeature] {
-        if let features { return features.tileFeatures(inputs) }
+    /// The features in integer tile coordinates of `extent`: on the first call simplified for the
+    /// tile's zoom and transformed (geojson-vt's `createTile` and `transform`). The value is
+    /// immutable, so it can be read after the index's lock is let go.
+    func written(extent: Double) -> WrittenTile {
+        if let features { return WrittenTile(features: features, inputs: inputs) }
         let made = Self.flatten(pending ?? [], z: z, x: x, y: y, extent: extent, options: options)
         features = made
         pending = nil
-        return made.tileFeatures(inputs)
+        return WrittenTile(features: made, inputs: inputs)
     }
 
     private static func flatten(
@@ -81,11 +81,30 @@ final class IndexedTile {
     }
 }
 
+/// A tile's features in tile coordinates, as `TileFeature`s or as a vector tile layer.
+struct WrittenTile: Sendable {
+    fileprivate let features: FlatFeatures
+    let inputs: TileInputs
+
+    var isEmpty: Bool { features.types.isEmpty }
+
+    var tileFeatures: [TileFeature] { features.tileFeatures(inputs) }
+
+    /// The tile as one MVT layer, written from the flat arrays (no `TileFeature`s made); no
+    /// bytes when it has no features.
+    func mvt(layer: String, extent: Int, version: Int) -> [UInt8] {
+        guard !isEmpty else { return [] }
+        var writer = VectorTileEncoder.LayerWriter(name: layer, version: version, features: features.types.count)
+        features.encode(into: &writer, inputs: inputs)
+        return writer.finish(extent: extent)
+    }
+}
+
 /// A tile's features in a few flat arrays: per feature its type, its input (ids and tags in the
 /// index's `TileInputs`) and the end of its runs in `runEnds`; per run (a feature's points, a
 /// line or a ring) the end of its x, y pairs in `coords`. A feature's or run's start is the
 /// previous one's end.
-private struct FlatFeatures {
+private struct FlatFeatures: Sendable {
     var types: [UInt8] = []
     var refs: [Int32] = []
     var featureEnds: [Int] = []
@@ -240,15 +259,35 @@ private struct FlatFeatures {
             geometry.reserveCapacity(featureEnds[f] - firstRun)
             for r in firstRun..<featureEnds[f] { geometry.append(Array(coords[run(r)])) }
             firstRun = featureEnds[f]
-            var tags = inputs.tags(refs[f])
-            if let m = clipMetrics[f] {
-                var t = tags ?? JSONObject()
-                t["mapbox_clip_start"] = .double(m.start)
-                t["mapbox_clip_end"] = .double(m.end)
-                tags = t
-            }
-            out.append(TileFeature(type: types[f], geometry: geometry, tags: tags, id: inputs.id(refs[f])))
+            out.append(TileFeature(type: types[f], geometry: geometry, tags: tags(f, inputs), id: inputs.id(refs[f])))
         }
         return out
+    }
+
+    /// Every feature added to `writer`, its runs read in place.
+    func encode(into writer: inout VectorTileEncoder.LayerWriter, inputs: TileInputs) {
+        coords.withUnsafeBufferPointer { c in
+            var firstRun = 0
+            for f in types.indices {
+                let runs = firstRun..<featureEnds[f]
+                firstRun = featureEnds[f]
+                let type = types[f]
+                writer.add(type: type, id: inputs.id(refs[f]), tags: tags(f, inputs)) { commands in
+                    for r in runs { commands.run(type: type, UnsafeBufferPointer(rebasing: c[run(r)])) }
+                }
+            }
+        }
+    }
+
+    /// Feature `f`'s tags: its input's properties, with its line metrics.
+    private func tags(_ f: Int, _ inputs: TileInputs) -> JSONObject? {
+        var tags = inputs.tags(refs[f])
+        if let m = clipMetrics[f] {
+            var t = tags ?? JSONObject()
+            t["mapbox_clip_start"] = .double(m.start)
+            t["mapbox_clip_end"] = .double(m.end)
+            tags = t
+        }
+        return tags
     }
 }

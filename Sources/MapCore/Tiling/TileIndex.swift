@@ -189,15 +189,15 @@ public final class TileIndex: @unchecked Sendable {
     }
 
     /// Every tile of `data` from zoom 0 to `maxZoom` (at most `options.maxZoom`) that has
-    /// features, each equal to what `tile(z:x:y:)` of an index with `options` returns, made depth
+    /// features, each written out as `tile(z:x:y:)` of an index with `options` writes it, made depth
     /// first and kept by none: memory stays that of one path down the tree, not of every tile (a
     /// tileset to z14 has millions). Tiles below zoom `minZoom` are made but not visited. The
     /// subtrees below zoom 4 are shared out to two threads; `visit` is called from both, and
     /// `finished` (if given) after each subtree with the count done and the count of all.
-    public static func walk(
+    static func walk(
         _ data: GeoJSON, options: TilingOptions, minZoom: Int = 0, maxZoom: Int,
         finished: (@Sendable (_ done: Int, _ of: Int) -> Void)? = nil,
-        visit: @escaping @Sendable (_ z: Int, _ x: Int, _ y: Int, _ features: [TileFeature]) -> Void
+        visit: @escaping @Sendable (_ z: Int, _ x: Int, _ y: Int, _ tile: WrittenTile) -> Void
     ) throws(MapCoreError) {
         try options.validate()
         let inputs = try TileInputs(data, options: options)
@@ -210,7 +210,7 @@ public final class TileIndex: @unchecked Sendable {
         /// for a tile without features, whose children geojson-vt never makes).
         let step: @Sendable (Work) -> [Work] = { w in
             let tile = IndexedTile(w.features, inputs: inputs, z: w.z, x: w.x, y: w.y, options: options)
-            if w.z >= minZoom, tile.numFeatures > 0 { visit(w.z, w.x, w.y, tile.transform(extent: options.extent)) }
+            if w.z >= minZoom, tile.numFeatures > 0 { visit(w.z, w.x, w.y, tile.written(extent: options.extent)) }
             guard w.z < deepest, !w.features.isEmpty else { return [] }
             let (tl, bl, tr, br) = quadrants(w.features, of: tile, options: options)
             return [
@@ -261,14 +261,17 @@ public final class TileIndex: @unchecked Sendable {
     /// geojson-vt's `getTile(z, x, y)`: the tile's features in tile coordinates, or nil where
     /// geojson-vt returns null (z outside 0…24, y outside the grid, nothing to cut it from).
     /// x wraps around the world.
-    public func tile(z: Int, x: Int, y: Int) -> [TileFeature]? {
+    public func tile(z: Int, x: Int, y: Int) -> [TileFeature]? { written(z: z, x: x, y: y)?.tileFeatures }
+
+    /// The tile, cut (under the lock, as cutting changes the index) if it is not made yet.
+    func written(z: Int, x: Int, y: Int) -> WrittenTile? {
         guard (0...TilingOptions.maxAllowedZoom).contains(z) else { return nil }
         let z2 = 1 << z
         guard (0..<z2).contains(y) else { return nil }
         let x = ((x % z2) + z2) % z2
         let id = Self.id(z, x, y)
         return lock.withLock {
-            if let t = tiles[id] { return t.transform(extent: options.extent) }
+            if let t = tiles[id] { return t.written(extent: options.extent) }
             var z0 = z, x0 = x, y0 = y
             var parent: IndexedTile?
             while parent == nil && z0 > 0 {
@@ -283,7 +286,7 @@ public final class TileIndex: @unchecked Sendable {
                     [(source, z0, x0, y0)], target: (z, x, y), depth: nil, existing: tiles, inputs: inputs,
                     options: options
                 ).made)
-            return tiles[id]?.transform(extent: options.extent)
+            return tiles[id]?.written(extent: options.extent)
         }
     }
 
@@ -293,9 +296,7 @@ public final class TileIndex: @unchecked Sendable {
     /// The tile as a Mapbox Vector Tile with one layer (version per `options.compatibility`);
     /// no bytes where there is no tile or it has no features.
     public func mvt(z: Int, x: Int, y: Int, layer: String) -> [UInt8] {
-        guard let features = tile(z: z, x: x, y: y), !features.isEmpty else { return [] }
-        return VectorTileEncoder.encode(
-            layer: layer, extent: Int(options.extent), features: features,
-            version: options.compatibility.mvtVersion)
+        guard let tile = written(z: z, x: x, y: y) else { return [] }
+        return tile.mvt(layer: layer, extent: Int(options.extent), version: options.compatibility.mvtVersion)
     }
 }

@@ -9,58 +9,87 @@ public enum VectorTileEncoder {
     /// layer's MVT version (2; 1 asks MapLibre Native to fix polygons up, see
     /// `TilingOptions.Compatibility`).
     public static func encode(layer name: String, extent: Int, features: [TileFeature], version: Int = 2) -> [UInt8] {
-        var layer = ProtobufWriter()
-        layer.varintField(15, UInt64(max(1, version)))
-        layer.stringField(1, name)
-        var keys: [String] = []
-        var keyIndex: [String: UInt32] = [:]
-        var values = ValueTable(expected: features.count)
+        var layer = LayerWriter(name: name, version: version, features: features.count)
+        for f in features {
+            layer.add(type: f.type, id: f.id, tags: f.tags) { commands in
+                for run in f.geometry { run.withUnsafeBufferPointer { commands.run(type: f.type, $0) } }
+            }
+        }
+        return layer.finish(extent: extent)
+    }
+
+    /// One layer, written a feature at a time (from `TileFeature`s, or straight from a tile's
+    /// flat arrays), its key and value tables at the end.
+    struct LayerWriter {
+        private var layer = ProtobufWriter()
+        private var keys: [String] = []
+        private var keyIndex: [String: UInt32] = [:]
+        private var values: ValueTable
         // Features of one source mostly have the same keys in the same order: their indexes
         // are looked up once per run of such features. A key enters the table with its first
         // value that is written (not null), as vt-pbf enters it.
-        let unassigned = UInt32.max
-        var lastKeys: [String] = [], lastKeyIndexes: [UInt32] = []
+        private static let unassigned = UInt32.max
+        private var lastKeys: [String] = [], lastKeyIndexes: [UInt32] = []
         // Scratch reused by every feature.
-        var tags: [UInt32] = [], commands: [UInt32] = []
-        var feature = ProtobufWriter()
-        for f in features {
+        private var tags: [UInt32] = []
+        private var commands = CommandWriter()
+        private var feature = ProtobufWriter()
+
+        /// `features`: about how many will be added (sizes the value table).
+        init(name: String, version: Int, features: Int) {
+            values = ValueTable(expected: features)
+            layer.varintField(15, UInt64(max(1, version)))
+            layer.stringField(1, name)
+        }
+
+        /// Adds a feature of `type` (1 points, 2 lines, 3 polygons) whose `geometry` writes its
+        /// runs of x, y pairs, in tile coordinates, to the command writer it is given.
+        mutating func add(
+            type: UInt8, id: JSONValue?, tags object: JSONObject?, geometry: (inout CommandWriter) -> Void
+        ) {
             feature.bytes.removeAll(keepingCapacity: true)
-            if let id = f.id.flatMap(mvtID) { feature.varintField(1, id) }
+            if let id = id.flatMap(VectorTileEncoder.mvtID) { feature.varintField(1, id) }
             tags.removeAll(keepingCapacity: true)
-            let object = f.tags ?? JSONObject()
-            let objectKeys = object.keys
-            if objectKeys != lastKeys {
-                lastKeys = objectKeys
-                lastKeyIndexes = objectKeys.map { keyIndex[$0] ?? unassigned }
-            }
-            for (position, (key, value)) in object.enumerated() {
-                guard let encoded = EncodedValue(value) else { continue }
-                var k = lastKeyIndexes[position]
-                if k == unassigned {
-                    if let known = keyIndex[key] {
-                        k = known
-                    } else {
-                        k = UInt32(truncatingIfNeeded: keys.count)
-                        keyIndex[key] = k
-                        keys.append(key)
-                    }
-                    lastKeyIndexes[position] = k
+            if let object {
+                let objectKeys = object.keys
+                if objectKeys != lastKeys {
+                    lastKeys = objectKeys
+                    lastKeyIndexes = objectKeys.map { keyIndex[$0] ?? Self.unassigned }
                 }
-                tags.append(k)
-                tags.append(values.index(of: encoded))
+                object.forEachMember { position, key, value in
+                    guard let encoded = EncodedValue(value) else { return }
+                    var k = lastKeyIndexes[position]
+                    if k == Self.unassigned {
+                        if let known = keyIndex[key] {
+                            k = known
+                        } else {
+                            k = UInt32(truncatingIfNeeded: keys.count)
+                            keyIndex[key] = k
+                            keys.append(key)
+                        }
+                        lastKeyIndexes[position] = k
+                    }
+                    tags.append(k)
+                    tags.append(values.index(of: encoded))
+                }
             }
             if !tags.isEmpty { feature.packedUInt32Field(2, tags) }
-            feature.varintField(3, UInt64(f.type))
-            Self.commands(f, into: &commands)
-            feature.packedUInt32Field(4, commands)
+            feature.varintField(3, UInt64(type))
+            commands.reset()
+            geometry(&commands)
+            feature.packedUInt32Field(4, commands.out)
             layer.bytesField(2, feature.bytes)
         }
-        for key in keys { layer.stringField(3, key) }
-        for value in values.values { layer.bytesField(4, value.message) }
-        layer.varintField(5, UInt64(max(1, extent)))
-        var tile = ProtobufWriter()
-        tile.bytesField(3, layer.bytes)
-        return tile.bytes
+
+        /// The layer's tables and extent, and the tile holding the layer.
+        mutating func finish(extent: Int) -> [UInt8] {
+            for key in keys { layer.stringField(3, key) }
+            for value in values.values { layer.bytesField(4, value.message) }
+            layer.varintField(5, UInt64(max(1, extent)))
+            var tile = ProtobufWriter()
+            tile.bytesField(3, layer.bytes)
+            return tile.bytes
+        }
     }
 
     private static func mvtID(_ id: JSONValue) -> UInt64? {
@@ -81,8 +110,10 @@ public enum VectorTileEncoder {
     struct ValueTable {
         private(set) var values: [EncodedValue] = []
         private var hashes: [UInt64] = []
-        /// Value index + 1 per slot; 0 is empty. Kept at most half full.
-        private var slots: [UInt32]
+        /// Per slot: the value's index + 1 in the low half (0: empty), its hash's high half in
+        /// the high half, so a probe reads one slot, not the value's hash elsewhere (a cache
+        /// miss each on a table of millions). Kept at most half full.
+        private var slots: [UInt64]
 
         private static let seed = UInt64.random(in: 0...UInt64.max)
 
@@ -92,33 +123,40 @@ public enum VectorTileEncoder {
             slots = Array(repeating: 0, count: size)
         }
 
+        @inline(__always) private static func slot(_ k: Int, _ h: UInt64) -> UInt64 {
+            h & 0xFFFF_FFFF_0000_0000 | UInt64(truncatingIfNeeded: k + 1) & 0xFFFF_FFFF
+        }
+
         mutating func index(of value: EncodedValue) -> UInt32 {
             let h = Self.hash(value)
+            let tag = h & 0xFFFF_FFFF_0000_0000
             let mask = slots.count - 1
             var i = Int(truncatingIfNeeded: h) & mask
             while true {
                 let slot = slots[i]
                 if slot == 0 { break }
-                let k = Int(slot) - 1
-                if hashes[k] == h && Self.same(values[k], value) { return UInt32(truncatingIfNeeded: k) }
+                if slot & 0xFFFF_FFFF_0000_0000 == tag {
+                    let k = Int(slot & 0xFFFF_FFFF) - 1
+                    if Self.same(values[k], value) { return UInt32(truncatingIfNeeded: k) }
+                }
                 i = (i + 1) & mask
             }
             let k = values.count
             values.append(value)
             hashes.append(h)
-            slots[i] = UInt32(truncatingIfNeeded: k + 1)
+            slots[i] = Self.slot(k, h)
             if 2 * values.count > slots.count { grow() }
             return UInt32(truncatingIfNeeded: k)
         }
 
         /// Twice the slots, refilled from the kept hashes.
         private mutating func grow() {
-            var bigger = [UInt32](repeating: 0, count: 2 * slots.count)
+            var bigger = [UInt64](repeating: 0, count: 2 * slots.count)
             let mask = bigger.count - 1
             for (k, h) in hashes.enumerated() {
                 var i = Int(truncatingIfNeeded: h) & mask
                 while bigger[i] != 0 { i = (i + 1) & mask }
-                bigger[i] = UInt32(truncatingIfNeeded: k + 1)
+                bigger[i] = Self.slot(k, h)
             }
             slots = bigger
         }
@@ -208,48 +246,60 @@ public enum VectorTileEncoder {
     /// MoveTo/LineTo/ClosePath with zigzag deltas. Points: one MoveTo for all. Lines: MoveTo the
     /// first position, LineTo the rest. Rings: the closing position is not written; ClosePath is.
     static func commands(_ f: TileFeature) -> [UInt32] {
-        var out: [UInt32] = []
-        commands(f, into: &out)
-        return out
+        var writer = CommandWriter()
+        for run in f.geometry { run.withUnsafeBufferPointer { writer.run(type: f.type, $0) } }
+        return writer.out
     }
 
-    /// `commands(f)` written over `out` (a buffer reused from feature to feature).
-    static func commands(_ f: TileFeature, into out: inout [UInt32]) {
-        out.removeAll(keepingCapacity: true)
-        var cx: Int64 = 0, cy: Int64 = 0
-        func command(_ id: UInt32, _ count: Int) -> UInt32 { id | UInt32(truncatingIfNeeded: count) << 3 }
-        func position(_ run: [Double], _ i: Int) {
-            let x = coordinate(run[2 * i]), y = coordinate(run[2 * i + 1])
-            out.append(UInt32(truncatingIfNeeded: ProtobufWriter.zigzag(x &- cx)))
-            out.append(UInt32(truncatingIfNeeded: ProtobufWriter.zigzag(y &- cy)))
-            cx = x
-            cy = y
+    /// A feature's geometry commands, a run (a feature's points, a line or a ring: x, y pairs)
+    /// at a time, the cursor carried from run to run.
+    struct CommandWriter {
+        private(set) var out: [UInt32] = []
+        private var cx: Int64 = 0, cy: Int64 = 0
+
+        /// Empties it for the next feature (keeping its buffer).
+        mutating func reset() {
+            out.removeAll(keepingCapacity: true)
+            cx = 0
+            cy = 0
         }
-        // A command's count has 29 bits.
-        let maxCount = (1 << 29) - 1
-        func run(_ id: UInt32, _ run: [Double], _ range: Range<Int>) {
+
+        mutating func run(type: UInt8, _ r: UnsafeBufferPointer<Double>) {
+            let n = r.count / 2
+            switch type {
+            case 1:
+                positions(1, r, 0..<n)
+            case 2:
+                guard n >= 1 else { return }
+                positions(1, r, 0..<1)
+                positions(2, r, 1..<n)
+            default:
+                guard n >= 2 else { return }
+                positions(1, r, 0..<1)
+                positions(2, r, 1..<(n - 1))
+                out.append(command(7, 1))
+            }
+        }
+
+        @inline(__always) private func command(_ id: UInt32, _ count: Int) -> UInt32 {
+            id | UInt32(truncatingIfNeeded: count) << 3
+        }
+
+        /// A command's count has 29 bits: longer runs take several commands.
+        private mutating func positions(_ id: UInt32, _ r: UnsafeBufferPointer<Double>, _ range: Range<Int>) {
+            let maxCount = (1 << 29) - 1
             var start = range.lowerBound
             while start < range.upperBound {
                 let end = min(range.upperBound, start + maxCount)
                 out.append(command(id, end - start))
-                for i in start..<end { position(run, i) }
+                for i in start..<end {
+                    let x = VectorTileEncoder.coordinate(r[2 * i]), y = VectorTileEncoder.coordinate(r[2 * i + 1])
+                    out.append(UInt32(truncatingIfNeeded: ProtobufWriter.zigzag(x &- cx)))
+                    out.append(UInt32(truncatingIfNeeded: ProtobufWriter.zigzag(y &- cy)))
+                    cx = x
+                    cy = y
+                }
                 start = end
-            }
-        }
-        switch f.type {
-        case 1:
-            for r in f.geometry { run(1, r, 0..<(r.count / 2)) }
-        case 2:
-            for r in f.geometry where r.count >= 2 {
-                run(1, r, 0..<1)
-                run(2, r, 1..<(r.count / 2))
-            }
-        default:
-            for r in f.geometry where r.count >= 4 {
-                let n = r.count / 2 - 1
-                run(1, r, 0..<1)
-                run(2, r, 1..<n)
-                out.append(command(7, 1))
             }
         }
     }
