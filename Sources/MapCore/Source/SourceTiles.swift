@@ -46,16 +46,21 @@ extension SourceSnapshot {
             let items = try clusters.tile(z: z, x: x, y: y)
             return items.isEmpty ? nil : clusters.tileFeatures(items)
         }
-        let index = try tiles.get { () throws(MapCoreError) in
-            try TileIndex(indexedData, options: options.tilingOptions)
-        }
-        return index.tile(z: z, x: x, y: y)
+        return try tileIndex().tile(z: z, x: x, y: y)
     }
 
     /// The tile as a Mapbox Vector Tile with one layer, extent 8192; no bytes where there is no
-    /// tile or it has no features.
+    /// tile or it has no features. geojson-vt's tiles are written from the tile's own arrays.
     public func tileMVT(z: Int, x: Int, y: Int, layer: String) throws(MapCoreError) -> [UInt8] {
-        mvt(try tile(z: z, x: x, y: y) ?? [], layer: layer)
+        if try clusters() != nil { return mvt(try tile(z: z, x: x, y: y) ?? [], layer: layer) }
+        return try tileIndex().mvt(z: z, x: x, y: y, layer: layer)
+    }
+
+    /// The geojson-vt index of the features the filter keeps, made on first use.
+    private func tileIndex() throws(MapCoreError) -> TileIndex {
+        try tiles.get { () throws(MapCoreError) in
+            try TileIndex(indexedData, options: options.tilingOptions)
+        }
     }
 
     /// Tile features as this source's vector tile (extent 8192, the MVT version of its

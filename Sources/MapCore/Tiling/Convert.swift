@@ -136,11 +136,11 @@ enum Convert {
         {
             guard !range.isEmpty else { return ProjectedLine() }
             var size = 0.0
-            // Filled in place: every triple is written, so none is read uninitialised.
             // The box as ProjectedBox grows it, less its NaN test per position: a NaN anywhere
             // makes the side NaN, and otherwise the first of equal extremes stays.
             var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
             var nanX = false, nanY = false
+            // Filled in place: every triple is written, so none is read uninitialised.
             var c = [Double](unsafeUninitializedCapacity: 3 * range.count) { out, count in
                 var x0 = 0.0, y0 = 0.0
                 var k = 0
