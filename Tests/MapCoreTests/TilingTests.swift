@@ -61,6 +61,39 @@ struct TilingFacts {
         }
     }
 
+    /// A tile's MVT is written from its flat arrays, not from the `TileFeature`s `tile(z:x:y:)`
+    /// gives: the two must be the same bytes, for every tile of each fixture, both
+    /// compatibilities (MVT versions), with line metrics (the clip tags are added per feature).
+    @Test(arguments: [
+        ("us-states.json", #"{"maxZoom": 6}"#),
+        ("us-states.json", #"{"maxZoom": 6, "compatibility": "maplibre-native"}"#),
+        ("dateline.json", #"{"maxZoom": 4, "lineMetrics": true}"#),
+        ("ids.json", #"{"maxZoom": 3, "promoteId": "prop0"}"#),
+        ("collection.json", #"{"maxZoom": 4, "generateId": true}"#),
+    ])
+    func mvtFromTheTileArraysEqualsMVTOfTheTileFeatures(input: String, json: String) throws {
+        let tiling = try options(json)
+        let index = try TileIndex(try fixtureGeoJSON(input), options: tiling)
+        var compared = 0
+        for z in 0...tiling.maxZoom {
+            for x in 0..<(1 << z) {
+                for y in 0..<(1 << z) {
+                    let features = index.tile(z: z, x: x, y: y) ?? []
+                    let expected =
+                        features.isEmpty
+                        ? []
+                        : VectorTileEncoder.encode(
+                            layer: "l", extent: Int(tiling.extent), features: features,
+                            version: tiling.compatibility.mvtVersion)
+                    let mvt = index.mvt(z: z, x: x, y: y, layer: "l")
+                    #expect(mvt == expected, "\(input) \(json): tile \(z)/\(x)/\(y) differs")
+                    if !mvt.isEmpty { compared += 1 }
+                }
+            }
+        }
+        #expect(compared >= 5, "\(input): only \(compared) tiles with features")
+    }
+
     @Test func usStatesTileCountsByZoom() throws {
         let tiles = try fullTiling("us-states.json", #", "indexMaxZoom": 7, "indexMaxPoints": 200"#)
         let keys = tiles.objectValue?.keys ?? []
