@@ -38,24 +38,17 @@ public final class TileIndex: @unchecked Sendable {
         register(root.made)
         guard let top = root.deeper.first, let tile = root.made.first?.tile else { return }
         let inputs = self.inputs
+        /// One half of the root clipped, then its two subtrees cut (bottom first, as popped).
+        func subtrees(right: Bool) -> [Made] {
+            let (upper, lower) = Self.half(top.features, of: tile, right: right, options: options)
+            let x = right ? 1 : 0
+            return Self.split(
+                [(upper, 1, x, 0), (lower, 1, x, 1)], target: nil, depth: nil, existing: [:], inputs: inputs,
+                options: options
+            ).made
+        }
         var east: [Made] = [], west: [Made] = []
-        runConcurrently(
-            {
-                let (tr, br) = Self.half(top.features, of: tile, right: true, options: options)
-                east =
-                    Self.split(
-                        [(tr, 1, 1, 0), (br, 1, 1, 1)], target: nil, depth: nil, existing: [:], inputs: inputs,
-                        options: options
-                    ).made
-            },
-            {
-                let (tl, bl) = Self.half(top.features, of: tile, right: false, options: options)
-                west =
-                    Self.split(
-                        [(tl, 1, 0, 0), (bl, 1, 0, 1)], target: nil, depth: nil, existing: [:], inputs: inputs,
-                        options: options
-                    ).made
-            })
+        runConcurrently({ east = subtrees(right: true) }, { west = subtrees(right: false) })
         register(east)
         register(west)
     }
