@@ -175,6 +175,19 @@ func inputBytes(
     return UnsafeBufferPointer(start: UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: len)
 }
 
+/// `count` caller elements as a Swift buffer; NULL is accepted only with count 0.
+func inputElements<T>(
+    _ elements: UnsafePointer<T>?, _ count: Int, _ name: StaticString
+) throws(MapCoreError) -> UnsafeBufferPointer<T> {
+    // size_t values above Int.max arrive negative; no real array is that large.
+    guard count >= 0 else { throw MapCoreError(.invalidArgument, "count is too large.") }
+    guard let elements else {
+        guard count == 0 else { throw MapCoreError(.invalidArgument, "\(name) is NULL but count is \(count).") }
+        return UnsafeBufferPointer(start: nil, count: 0)
+    }
+    return UnsafeBufferPointer(start: elements, count: count)
+}
+
 /// Caller positions (count pairs) as a Swift buffer of 2·count doubles.
 func inputPositions(
     _ xy: UnsafePointer<Double>?, _ count: Int, _ name: StaticString

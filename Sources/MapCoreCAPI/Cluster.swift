@@ -217,6 +217,23 @@ public func mc_cluster_index_get_leaves_flat(
     }
 }
 
+@_cdecl("mc_cluster_index_get_features")
+public func mc_cluster_index_get_features(
+    _ handle: OpaquePointer?, _ ids: UnsafePointer<Int64>?, _ count: Int, _ flags: UInt32,
+    _ out: UnsafeMutablePointer<mc_buf>?
+) -> Int32 {
+    boundary { () throws(MapCoreError) in
+        let sc = try clusterIndex(handle)
+        let out = try required(out, "out")
+        let pretty = try serializeFlags(flags)
+        let ids = try inputElements(ids, count, "ids")
+        var items: [ClusterItem] = []
+        items.reserveCapacity(ids.count)
+        for id in ids { items.append(try sc.item(id: clusterID(id))) }
+        try fill(out, with: sc.featureCollection(items, pretty: pretty))
+    }
+}
+
 @_cdecl("mc_cluster_index_get_expansion_zoom")
 public func mc_cluster_index_get_expansion_zoom(
     _ handle: OpaquePointer?, _ id: Int64, _ out: UnsafeMutablePointer<Int32>?

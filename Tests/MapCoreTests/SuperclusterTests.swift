@@ -374,6 +374,20 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.feature(i).prope
         #expect(try sc.children(of: 164).map { sc.pointCount($0) } == [6, 7, 2, 1])
     }
 
+    /// An id names a point by its input index or a cluster by its cluster id; ids between
+    /// (N itself, ids of no cluster) and negative ones name nothing.
+    @Test func itemsByID() throws {
+        let sc = try index(try places())
+        #expect(try sc.item(id: 0) == .point(0))
+        #expect(try sc.item(id: sc.inputCount - 1) == .point(sc.inputCount - 1))
+        let cluster = try sc.item(id: 164)
+        #expect(sc.id(cluster) == 164 && sc.pointCount(cluster) == 16)
+        // inputCount + 18: formed at zoom 17, above maxZoom 16.
+        for bad in [-1, sc.inputCount, sc.inputCount + 18, Int.max, Int.min] {
+            #expect(throws: MapCoreError.self) { try sc.item(id: bad) }
+        }
+    }
+
     @Test func leavesOfACluster() throws {  // 4
         let sc = try index(try places())
         let names = try sc.leaves(of: 164, offset: 5, limit: 10).map { name(sc, $0) }

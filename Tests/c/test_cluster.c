@@ -39,6 +39,24 @@ static void test_cluster_index(void) {
     page.limit = MC_LIMIT_ALL;
     CHECK_STATUS(mc_cluster_index_get_leaves_flat(index, 164, &page, items, 64, &count), MC_OK);
     CHECK(count == 16 && items[0].point_count == 1);
+    /* Features by id, in the order asked: a cluster, then input points 7 and 0. */
+    {
+        const int64_t ids[3] = {164, 7, 0}, unknown[2] = {0, INT64_MAX}, negative[1] = {-1};
+        CHECK_STATUS(mc_cluster_index_get_features(index, ids, 3, 0, &buf), MC_OK);
+        CHECK(text_contains(&buf, "\"features\":[{\"type\":\"Feature\",\"id\":164,"));
+        CHECK(buf.data && strstr(buf.data, "Newman I.") && strstr(buf.data, "Niagara Falls") &&
+              strstr(buf.data, "Newman I.") < strstr(buf.data, "Niagara Falls"));
+        mc_buf_dispose(&buf);
+        CHECK_STATUS(mc_cluster_index_get_features(index, NULL, 0, 0, &buf), MC_OK);
+        CHECK(text_contains(&buf, "\"features\":[]"));
+        mc_buf_dispose(&buf);
+        CHECK_STATUS(mc_cluster_index_get_features(index, unknown, 2, 0, &buf), MC_E_NOT_FOUND);
+        CHECK(buf.data == NULL);
+        CHECK_STATUS(mc_cluster_index_get_features(index, negative, 1, 0, &buf), MC_E_NOT_FOUND);
+        CHECK_STATUS(mc_cluster_index_get_features(index, NULL, 1, 0, &buf), MC_E_INVALID_ARGUMENT);
+        CHECK_STATUS(mc_cluster_index_get_features(index, ids, SIZE_MAX, 0, &buf), MC_E_INVALID_ARGUMENT);
+        CHECK_STATUS(mc_cluster_index_get_features(index, ids, 3, 0, NULL), MC_E_INVALID_ARGUMENT);
+    }
     CHECK_STATUS(mc_cluster_index_get_expansion_zoom(index, 4134, &zoom), MC_OK);
     CHECK(zoom == 3);
     CHECK_STATUS(mc_cluster_index_get_tile(index, 0, 0, 0, 0, &buf), MC_OK);
@@ -93,6 +111,11 @@ static void test_cluster_index(void) {
     CHECK_STATUS(mc_cluster_index_get_clusters(index, world, 0, 0, &buf), MC_E_MISUSE);
     CHECK_STATUS(mc_cluster_index_get_children_flat(index, 164, items, 64, &count), MC_E_MISUSE);
     CHECK_STATUS(mc_cluster_index_get_children_flat(NULL, 164, items, 64, &count), MC_E_MISUSE);
+    {
+        const int64_t ids[1] = {0};
+        CHECK_STATUS(mc_cluster_index_get_features(index, ids, 1, 0, &buf), MC_E_MISUSE);
+        CHECK_STATUS(mc_cluster_index_get_features(NULL, ids, 1, 0, &buf), MC_E_MISUSE);
+    }
     CHECK_STATUS(mc_cluster_index_load(NULL, places), MC_E_MISUSE);
     CHECK_STATUS(mc_cluster_index_load((mc_cluster_index *)places, places), MC_E_MISUSE);
     mc_cluster_index_free(index);

@@ -118,6 +118,9 @@ int main(int argc, char **argv) {
         CHECK(index.expansion_zoom(164) == 1);
         CHECK(index.leaves_flat(164).size() == 16);
         CHECK(index.children_flat(164).size() == 4);
+        const auto named = index.features({164, 0});
+        const auto niagara = named.find("Niagara Falls");
+        CHECK(niagara != std::string::npos && named.find("\"cluster_id\":164") < niagara);
         CHECK(index.leaves(164, mc_page{5, 1}).find("Niagara Falls") != std::string::npos);
         CHECK(index.tile(0, 0, 0).rfind("{\"features\":[{\"type\":1,\"geometry\":[[150,205]]", 0) == 0);
         CHECK(index.tile(14, 0, 0) == "null");

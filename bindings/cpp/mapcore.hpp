@@ -345,6 +345,11 @@ class ClusterIndex {
             return mc_cluster_index_get_leaves_flat(handle_, cluster_id, &page, items, cap, n);
         });
     }
+    /// The items `ids` name (input indexes of points, cluster ids), as a FeatureCollection.
+    std::string features(const std::vector<std::int64_t> &ids) const {
+        return detail::take_text(
+            [&](mc_buf *out) { return mc_cluster_index_get_features(handle_, ids.data(), ids.size(), 0, out); });
+    }
     int expansion_zoom(std::int64_t cluster_id) const {
         int out = 0;
         detail::check(mc_cluster_index_get_expansion_zoom(handle_, cluster_id, &out));

@@ -126,6 +126,16 @@ MC_API int mc_cluster_index_get_leaves(mc_cluster_index *index, int64_t cluster_
 MC_API int mc_cluster_index_get_leaves_flat(mc_cluster_index *index, int64_t cluster_id, const mc_page *page,
                                             mc_cluster_item *items, size_t capacity, size_t *out_count);
 
+/* The items `ids` name (count of them, in that order; NULL only with count 0) as a
+ * FeatureCollection written as the calls above write them: an id in 0..N-1 is the point of that
+ * input index (its input feature), a larger one a cluster (its feature with its properties).
+ * With the _flat queries this answers a query in two steps, fetching only the features a caller
+ * does not hold yet: the Python binding keeps each point's dict once fetched, as supercluster JS
+ * hands back its input features. An id that names neither: MC_E_NOT_FOUND naming it, and
+ * nothing is written. */
+MC_API int mc_cluster_index_get_features(mc_cluster_index *index, const int64_t *ids, size_t count, uint32_t flags,
+                                         mc_buf *out);
+
 /* The zoom at which the cluster splits into several items: the zoom to fly to on a click. Can
  * be maxZoom + 1. Unknown id: MC_E_NOT_FOUND. */
 MC_API int mc_cluster_index_get_expansion_zoom(mc_cluster_index *index, int64_t cluster_id, int *out_zoom);

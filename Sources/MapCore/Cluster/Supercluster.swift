@@ -211,6 +211,13 @@ public final class Supercluster: Sendable {
         return .int(Int64(count))
     }
 
+    /// The item an id names: a point by its input index (0..<inputCount), or a cluster by its
+    /// cluster id; anything else is not found.
+    public func item(id: Int) throws(MapCoreError) -> ClusterItem {
+        if id >= 0 && id < inputCount { return .point(id) }
+        return .cluster(try cluster(withID: id))
+    }
+
     /// The cluster table index of a cluster id, or a not-found error.
     public func cluster(withID id: Int) throws(MapCoreError) -> Int {
         let notFound = MapCoreError(.notFound, "No cluster with the specified id (\(id)).")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import array
+import contextlib
 import ctypes
 import json
 import math
@@ -80,6 +81,8 @@ _declare("mc_cluster_index_get_leaves", ctypes.c_int, _p, ctypes.c_int64, ctypes
 _declare("mc_cluster_index_get_children_flat", ctypes.c_int, _p, ctypes.c_int64, _items_p, ctypes.c_size_t, c_size_p)
 _declare("mc_cluster_index_get_leaves_flat", ctypes.c_int, _p, ctypes.c_int64, ctypes.POINTER(Page), _items_p,
          ctypes.c_size_t, c_size_p)
+_declare("mc_cluster_index_get_features", ctypes.c_int, _p, ctypes.POINTER(ctypes.c_int64), ctypes.c_size_t,
+         ctypes.c_uint32, _bufp)
 _declare("mc_cluster_index_get_expansion_zoom", ctypes.c_int, _p, ctypes.c_int64, c_int_p)
 _declare("mc_cluster_index_get_cluster_hull", ctypes.c_int, _p, ctypes.c_int64, _bufp)
 _declare("mc_cluster_index_stats", ctypes.c_int, _p, _bufp)
@@ -147,13 +150,51 @@ def _dicts_of_items(items: Any, inputs: Sequence[dict[str, Any]]) -> list[dict[s
         return out
     with collector_paused(len(items) > 10000):
         for cid, lng, lat, count in _ITEM.iter_unpack(memoryview(items).cast("B")):
+            append(inputs[cid] if count == 1 else _cluster_dict(cid, lng, lat, count))
+    return out
+
+
+def _cluster_dict(cid: int, lng: float, lat: float, count: int) -> dict[str, Any]:
+    """A cluster's feature as the library writes it when there are no clusterProperties."""
+    return {"type": "Feature", "id": cid,
+            "properties": {"cluster": True, "cluster_id": cid, "point_count": count,
+                           "point_count_abbreviated": _abbreviated(count)},
+            "geometry": {"type": "Point", "coordinates": [lng, lat]}}
+
+
+def _dicts_fetching(items: Any, kept: dict[int, dict[str, Any]], fetch: Any, plain: bool) -> list[dict[str, Any]]:
+    """The same, for an index whose features only the library holds: a point is the dict kept
+    for it, else fetched now (fetch(ids) -> features, one call for all) and kept; a cluster is
+    made here (`plain`: no clusterProperties) or fetched, new each time."""
+    out: list[dict[str, Any]] = []
+    append = out.append
+    if not len(items):
+        return out
+    missing_at: list[int] = []
+    missing: list[int] = []
+    clusters_at: list[int] = []
+    clusters: list[int] = []
+    get = kept.get
+    with collector_paused(len(items) > 10000):
+        for cid, lng, lat, count in _ITEM.iter_unpack(memoryview(items).cast("B")):
             if count == 1:
-                append(inputs[cid])
+                feature = get(cid)
+                if feature is None:
+                    missing_at.append(len(out))
+                    missing.append(cid)
+                append(feature)  # type: ignore[arg-type]
+            elif plain:
+                append(_cluster_dict(cid, lng, lat, count))
             else:
-                append({"type": "Feature", "id": cid,
-                        "properties": {"cluster": True, "cluster_id": cid, "point_count": count,
-                                       "point_count_abbreviated": _abbreviated(count)},
-                        "geometry": {"type": "Point", "coordinates": [lng, lat]}})
+                clusters_at.append(len(out))
+                clusters.append(cid)
+                append(None)  # type: ignore[arg-type]
+        if missing:
+            for at, cid, feature in zip(missing_at, missing, fetch(missing)):
+                out[at] = kept[cid] = feature
+        if clusters:
+            for at, feature in zip(clusters_at, fetch(clusters)):
+                out[at] = feature
     return out
 
 
@@ -212,9 +253,14 @@ def _features(text: bytes) -> list[dict[str, Any]]:
 class _Index(Handle):
     """Queries shared by Supercluster and a DataSource's frozen index view."""
 
-    __slots__ = ("_level_items",)
+    __slots__ = ("_level_items", "_fetched", "_plain")
     _free = staticmethod(lib.mc_cluster_index_free)
     _level_items: dict[int, int] | None
+    #: Point features fetched from the library by input index, for indexes whose features only
+    #: the library holds: results hand back the same dict for a point, as supercluster JS does.
+    _fetched: dict[int, dict[str, Any]] | None
+    #: Known to have no clusterProperties: cluster dicts are then made here, not fetched.
+    _plain: bool
 
     def _room_for(self, zoom: float) -> int:
         """Items at the level a zoom reads: no bbox holds more, so one call fills the array.
@@ -230,19 +276,33 @@ class _Index(Handle):
         return int(levels[z])
 
     def get_clusters(self, bbox: BBoxLike, zoom: float) -> list[dict[str, Any]]:
-        """Clusters and points in bbox = (west, south, east, north) at zoom, as GeoJSON dicts. After
-        load() of a list of feature dicts (without cluster_properties) a point is its input dict
-        itself, as in supercluster JS; otherwise every dict is new."""
+        """Clusters and points in bbox = (west, south, east, north) at zoom, as GeoJSON dicts. A
+        point is the same dict every time, as in supercluster JS: after load() of a list of
+        feature dicts its input dict itself, else the dict of its feature fetched from the
+        library the first time a result holds it (kept until the next load or close; copy a
+        point before changing it). Clusters are new dicts."""
+        return self._dicts(lambda: self.get_clusters_flat(bbox, zoom))
+
+    def _dicts(self, query: Any) -> list[dict[str, Any]]:
+        """The features of the items `query()` returns (a flat query), as get_clusters gives
+        them: built from the flat items, with only the features not held yet fetched."""
         lock = getattr(self, "_inputs_lock", None)
-        if lock is not None:
-            with lock:
-                inputs = self._inputs  # type: ignore[attr-defined]
-                items = self.get_clusters_flat(bbox, zoom) if inputs is not None else None
+        with lock if lock is not None else contextlib.nullcontext():
+            items = query()
+            inputs = getattr(self, "_inputs", None)
             if inputs is not None:
                 return _dicts_of_items(items, inputs)
-        b = _bbox(bbox)
-        return _features(
-            take_bytes(lambda buf: lib.mc_cluster_index_get_clusters(self._handle, b, float(zoom), 0, buf)))
+            kept = getattr(self, "_fetched", None)
+            if kept is None:
+                kept = self._fetched = {}
+            return _dicts_fetching(items, kept, self._fetch, getattr(self, "_plain", False))
+
+    def _fetch(self, ids: list[int]) -> list[dict[str, Any]]:
+        """The features of the items `ids` names, as the library writes them."""
+        flat = array.array("q", ids)
+        room = (ctypes.c_int64 * len(flat)).from_buffer(flat)
+        return _features(take_bytes(
+            lambda buf: lib.mc_cluster_index_get_features(self._handle, room, len(flat), 0, buf)))
 
     def get_clusters_flat(self, bbox: BBoxLike, zoom: float, out: Any = None) -> Any:
         """As get_clusters, as a ctypes array of ClusterItem (id, lng, lat, point_count).
@@ -299,32 +359,14 @@ class _Index(Handle):
 
     def get_children(self, cluster: ClusterRef) -> list[dict[str, Any]]:
         """The cluster's children one zoom in (`cluster`: an id, or the cluster feature). Points
-        are the input dicts themselves after load() of a list of feature dicts (see get_clusters)."""
-        lock = getattr(self, "_inputs_lock", None)
-        if lock is not None:
-            with lock:
-                inputs = self._inputs  # type: ignore[attr-defined]
-                items = self.get_children_flat(cluster) if inputs is not None else None
-            if inputs is not None:
-                return _dicts_of_items(items, inputs)
-        cid = cluster_id(cluster)
-        return _features(take_bytes(lambda buf: lib.mc_cluster_index_get_children(self._handle, cid, 0, buf)))
+        are the same dicts every time (see get_clusters)."""
+        return self._dicts(lambda: self.get_children_flat(cluster))
 
     def get_leaves(self, cluster: ClusterRef, limit: float | None = 10, offset: int = 0) -> list[dict[str, Any]]:
         """Up to `limit` points of the cluster after skipping `offset` (limit=math.inf: all), in
         supercluster's order of arguments (getLeaves(clusterId, limit, offset)). Leaves are the
-        input dicts themselves after load() of a list of feature dicts (see get_clusters)."""
-        lock = getattr(self, "_inputs_lock", None)
-        if lock is not None:
-            with lock:
-                inputs = self._inputs  # type: ignore[attr-defined]
-                items = self.get_leaves_flat(cluster, limit, offset) if inputs is not None else None
-            if inputs is not None:
-                return _dicts_of_items(items, inputs)
-        cid = cluster_id(cluster)
-        page = Page(int(offset), _leaf_limit(limit))
-        return _features(take_bytes(
-            lambda buf: lib.mc_cluster_index_get_leaves(self._handle, cid, ctypes.byref(page), 0, buf)))
+        same dicts every time (see get_clusters)."""
+        return self._dicts(lambda: self.get_leaves_flat(cluster, limit, offset))
 
     def get_cluster_expansion_zoom(self, cluster: ClusterRef) -> int:
         """The zoom at which the cluster breaks apart (supercluster's getClusterExpansionZoom)."""
@@ -361,13 +403,12 @@ _S = TypeVar("_S", bound="Supercluster")
 class Supercluster(_Index):
     """mapbox/supercluster with its options and defaults, names in snake case."""
 
-    __slots__ = ("_inputs", "_pending", "_plain", "_inputs_lock")
+    __slots__ = ("_inputs", "_pending", "_inputs_lock")
     #: The feature dicts of the last load() from a list, which results give back for points.
     _inputs: list[dict[str, Any]] | None
     #: The same dicts while the library holds their points only (load()'s fast path): given to
     #: it as GeoJSON at the first get_tile, whose answer the library writes with properties.
     _pending: list[dict[str, Any]] | None
-    _plain: bool
     #: Pairs a load with its _inputs for readers of the dict path, so a reader never maps the
     #: items of one load onto the dicts of another (the library alone keeps its own swap atomic).
     _inputs_lock: threading.Lock
@@ -403,7 +444,7 @@ class Supercluster(_Index):
 
     def close(self) -> None:
         """Frees the index and lets go of the feature dicts a load() kept."""
-        self._inputs = self._pending = None
+        self._inputs = self._pending = self._fetched = None
         super().close()
 
     def load(self, features: GeoJSONLike | GeoJSON | Any) -> Supercluster:
@@ -434,7 +475,7 @@ class Supercluster(_Index):
         data = as_geojson(features)  # keeps the handle alive through the call
         with self._inputs_lock:
             check(lib.mc_cluster_index_load(self._handle, data.handle))
-            self._inputs, self._pending = inputs, None
+            self._inputs, self._pending, self._fetched = inputs, None, None
         self._level_items = None
         return self
 
@@ -476,7 +517,7 @@ class Supercluster(_Index):
         """Indexes the points of a ctypes array of lng, lat doubles."""
         with self._inputs_lock:
             check(lib.mc_cluster_index_load_points(self._handle, doubles, len(doubles) // 2))
-            self._inputs, self._pending = inputs, inputs if pending else None
+            self._inputs, self._pending, self._fetched = inputs, inputs if pending else None, None
         self._level_items = None
         return self
 

@@ -49,8 +49,10 @@ _declare("mc_source_tile_changed", ctypes.c_int, _p, ctypes.c_uint64, ctypes.c_i
 class DataSource(Handle):
     """The SDKs' GeoJSON data source with their option names (in snake case) and defaults."""
 
-    __slots__ = ()
+    __slots__ = ("_view",)
     _free = staticmethod(lib.mc_source_free)
+    #: (version, its cluster index view or None): see _index_view.
+    _view: tuple[int, _IndexView | None] | None
 
     def __init__(self, cluster: bool | None = None, cluster_radius: float | None = None,
                  cluster_max_zoom: int | None = None, cluster_min_points: int | None = None,
@@ -218,9 +220,36 @@ class DataSource(Handle):
     # ---- queries ----
 
     def clusters(self, bbox: BBoxLike, zoom: float) -> list[dict[str, Any]]:
-        """Clusters and points (or, without clustering, features) in bbox at zoom, as dicts."""
+        """Clusters and points (or, without clustering, features) in bbox at zoom, as dicts. With
+        clustering, a point is the same dict in every result of one version of the source
+        (Supercluster.get_clusters says why); copy it before changing it."""
+        view = self._index_view()
+        if view is not None:
+            return view.get_clusters(bbox, zoom)
         b = _bbox(bbox)
         return _features(take_bytes(lambda buf: lib.mc_source_get_clusters(self._handle, b, float(zoom), 0, buf)))
+
+    def close(self) -> None:
+        """Frees the source and lets go of the kept cluster index view."""
+        self._view = None
+        super().close()
+
+    def _index_view(self) -> _IndexView | None:
+        """The cluster index of the current version (None without clustering), kept while that
+        version lasts: the point features fetched for one query serve the next. Threads racing
+        at a new version may each make one; each answers from a consistent version."""
+        version = self.version
+        kept: tuple[int, _IndexView | None] | None = getattr(self, "_view", None)
+        if kept is not None and kept[0] == version:
+            return kept[1]
+        with self.snapshot() as snap:
+            version = snap.version
+            options = snap.options
+            view = snap.cluster_index() if options.get("cluster") else None
+        if view is not None:
+            view._plain = not options.get("clusterProperties")
+        self._view = (version, view)
+        return view
 
     def cluster_index(self) -> _IndexView:
         """A frozen view of the current cluster index (a Supercluster-like object): several
@@ -245,21 +274,22 @@ class DataSource(Handle):
 
     def children(self, cluster: ClusterRef) -> list[dict[str, Any]]:
         """The cluster's children one zoom in."""
-        with self.cluster_index() as index:
-            return index.get_children(cluster)
+        return self._clusters_index().get_children(cluster)
 
     def leaves(self, cluster: ClusterRef, *, limit: float | None = 10, offset: int = 0) -> list[dict[str, Any]]:
         """Up to `limit` points of a cluster after skipping `offset`. Keyword-only, as the SDKs
         disagree on the order (iOS: offset, limit; supercluster: limit, offset)."""
-        with self.cluster_index() as index:
-            return index.get_leaves(cluster, limit=limit, offset=offset)
+        return self._clusters_index().get_leaves(cluster, limit=limit, offset=offset)
+
+    def _clusters_index(self) -> _IndexView:
+        """The kept view (_index_view); without clustering, cluster_index() raises what it does."""
+        view = self._index_view()
+        return self.cluster_index() if view is None else view
 
     def expansion_zoom(self, cluster: ClusterRef) -> int:
         """The zoom at which the cluster breaks apart."""
-        with self.cluster_index() as index:
-            return index.get_cluster_expansion_zoom(cluster)
+        return self._clusters_index().get_cluster_expansion_zoom(cluster)
 
     def cluster_hull(self, cluster: ClusterRef) -> dict[str, Any]:
         """Convex hull of the cluster's points as a GeoJSON geometry dict."""
-        with self.cluster_index() as index:
-            return index.get_cluster_hull(cluster)
+        return self._clusters_index().get_cluster_hull(cluster)

@@ -326,3 +326,95 @@ def test_dict_results_stay_paired_with_their_load_under_threads():
     for t in threads:
         t.join()
     assert not errors, errors[0]
+
+
+def _written_by_library(index, call, *args):
+    """The features of a query as the library writes them (its GeoJSON text, read with json)."""
+    from mapcore._lib import take_bytes
+    fn = getattr(mapcore._lib.lib, f"mc_cluster_index_get_{call}")
+    return json.loads(take_bytes(lambda buf: fn(index._handle, *args, 0, buf)))["features"]
+
+
+@pytest.mark.parametrize("options", [{}, {"cluster_properties": {"sum": ["+", ["get", "scalerank"]]}},
+                                     {"generate_id": True}], ids=["plain", "aggregates", "generate_id"])
+def test_dicts_of_an_index_of_text_are_the_features_the_library_writes(options):
+    """An index loaded from GeoJSON text answers from flat items, fetching each point's feature
+    from the library once: every answer equals the library's own GeoJSON, points are the same
+    dicts from one answer to the next (as supercluster JS hands back its inputs), clusters new."""
+    features = PLACES["features"] + [
+        {"type": "Feature", "id": "z", "properties": None, "geometry": {"type": "Point", "coordinates": [1, 2, 30]}},
+        {"type": "Feature", "id": 7.5, "properties": {"k": [1, {"a": None}]},
+         "geometry": {"type": "Point", "coordinates": [1.5, 2]}}]
+    index = mapcore.Supercluster(**options).load(json.dumps({"type": "FeatureCollection", "features": features}))
+    from mapcore.cluster import _bbox
+    for zoom in range(0, 19):
+        got = index.get_clusters(WORLD, zoom)
+        assert got == _written_by_library(index, "clusters", _bbox(WORLD), float(zoom)), zoom
+    again = index.get_clusters(WORLD, 18)
+    assert len(index._fetched) == sum(1 for f in again if "cluster_id" not in (f["properties"] or {}))
+    assert all(a is b for a, b in zip(again, index.get_clusters(WORLD, 18)))
+    clusters = [f for f in index.get_clusters(WORLD, 0) if "cluster_id" in f["properties"]]
+    assert clusters and not any(a is b for a, b in zip(clusters, index.get_clusters(WORLD, 0)))
+    big = max(clusters, key=lambda f: f["properties"]["point_count"])
+    cid = big["properties"]["cluster_id"]
+    assert index.get_children(big) == _written_by_library(index, "children", cid)
+    page = mapcore.cluster.Page(2, 5)
+    assert index.get_leaves(big, 5, 2) == _written_by_library(index, "leaves", cid, ctypes.byref(page))
+    # A new load forgets the kept dicts: answers are the new data's.
+    index.load(json.dumps({"type": "FeatureCollection", "features": features[:3]}))
+    assert index._fetched is None
+    assert sorted(f["properties"]["name"] for f in index.get_clusters(WORLD, 18)) == \
+        sorted(f["properties"]["name"] for f in features[:3])
+    index.close()
+    assert index._fetched is None
+
+
+def test_bare_points_come_back_as_point_features_without_properties():
+    index = mapcore.Supercluster().load_points([1.0, 2.0, 3.5, -4.0])
+    from mapcore.cluster import _bbox
+    got = index.get_clusters(WORLD, 20)
+    assert got == _written_by_library(index, "clusters", _bbox(WORLD), 20.0)
+    assert sorted(f["geometry"]["coordinates"] for f in got) == [[1, 2], [3.5, -4]]
+    assert all(f["properties"] is None for f in got)
+
+
+def test_features_by_id_refuses_ids_that_name_nothing():
+    index = mapcore.Supercluster().load(PLACES)
+    assert [f["properties"]["name"] for f in index._fetch([7, 0])] == ["Newman I.", "Niagara Falls"]
+    assert index._fetch([164])[0]["properties"]["cluster_id"] == 164
+    assert index._fetch([]) == []
+    for bad in ([-1], [len(PLACES["features"])], [2**63 - 1]):
+        with pytest.raises(mapcore.NotFoundError):
+            index._fetch(bad)
+
+
+def test_fetched_dicts_stay_paired_with_their_load_under_threads():
+    """As test_dict_results_stay_paired_with_their_load_under_threads, for loads of GeoJSON text,
+    whose point dicts are fetched from the library and kept until the next load."""
+    def collection(kind, n, lat):
+        return mapcore.GeoJSON({"type": "FeatureCollection", "features": [
+            {"type": "Feature", "properties": {"set": kind, "i": i},
+             "geometry": {"type": "Point", "coordinates": [-170 + i * (340 / n), lat]}} for i in range(n)]})
+    small, large = collection("small", 5, 0.0), collection("large", 300, 10.0)
+    index = mapcore.Supercluster().load(large)
+    stop = threading.Event()
+    errors = []
+
+    def reader():
+        while not stop.is_set():
+            try:
+                got = index.get_clusters(WORLD, 20)
+                kinds = {f["properties"]["set"] for f in got}
+                assert len(kinds) == 1 and len(got) == (5 if kinds == {"small"} else 300)
+            except Exception as e:  # noqa: BLE001 - reported below
+                errors.append(e)
+                return
+    threads = [threading.Thread(target=reader) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for k in range(200):
+        index.load(small if k % 2 else large)
+    stop.set()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]

@@ -296,3 +296,43 @@ def test_readers_never_see_a_mix_while_a_writer_replaces_data():
     for t in threads:
         t.join()
     assert problems == []
+
+
+def test_clustered_source_dicts_are_the_features_the_library_writes_and_follow_writes():
+    """clusters() of a clustered source answers from a cluster index view kept for the current
+    version, fetching point features once: every answer equals the source's own GeoJSON
+    (filter and aggregates included), points are the same dicts within a version, and a write
+    (a new version) is seen by the next answer."""
+    from mapcore._lib import lib, take_bytes
+    from mapcore.cluster import _bbox
+    source = _source_with_places(cluster=True, cluster_properties={"rank": ["max", ["get", "scalerank"]]},
+                                 filter=[">=", ["get", "scalerank"], 2])
+
+    def written(zoom):
+        return json.loads(take_bytes(
+            lambda buf: lib.mc_source_get_clusters(source._handle, _bbox(WORLD), float(zoom), 0, buf)))["features"]
+    for zoom in range(0, 19):
+        assert source.clusters(WORLD, zoom) == written(zoom), zoom
+    points = source.clusters(WORLD, 18)
+    assert all(a is b for a, b in zip(points, source.clusters(WORLD, 18)))
+    renamed = {**PLACES, "features": [{**f, "properties": {**f["properties"], "name": f["properties"]["name"].upper()}}
+                                      for f in PLACES["features"]]}
+    source.set(renamed)
+    after = source.clusters(WORLD, 18)
+    assert after == written(18)
+    assert {f["properties"]["name"] for f in after} == {f["properties"]["name"].upper() for f in points}
+    # Children, leaves, expansion zoom and hull answer from the same kept view.
+    source.set(PLACES)
+    top = [f for f in source.clusters(WORLD, 0) if f["properties"].get("cluster")]
+    assert source.leaves(top[0], limit=math.inf) and source.children(top[0])
+    # Without aggregates the cluster dicts are made in Python: the same features.
+    plain_clusters = _source_with_places(cluster=True, cluster_radius=80)
+    assert plain_clusters._index_view()._plain
+    written_plain = json.loads(take_bytes(lambda buf: lib.mc_source_get_clusters(
+        plain_clusters._handle, _bbox(WORLD), 2.0, 0, buf)))["features"]
+    assert plain_clusters.clusters(WORLD, 2) == written_plain
+    # Unclustered sources still give their features; close() lets go of the view.
+    plain = _source_with_places()
+    assert plain._index_view() is None and len(plain.clusters(WORLD, 3)) == 162  # one place lies beyond 85°S
+    source.close()
+    assert source._view is None
