@@ -9,13 +9,13 @@ extension Supercluster {
             w.writeFeature(feature(i))
         case .cluster(let c):
             w.openObject()
-            w.key("type"); w.writeString("Feature")
-            w.key("id"); w.writeInt(Int64(clusters[c].id))
-            w.key("properties"); w.writeObject(clusterProperties(c))
-            w.key("geometry")
+            w.key(ascii: "type"); w.writeString(ascii: "Feature")
+            w.key(ascii: "id"); w.writeInt(Int64(clusters[c].id))
+            w.key(ascii: "properties"); w.writeObject(clusterProperties(c))
+            w.key(ascii: "geometry")
             w.openObject()
-            w.key("type"); w.writeString("Point")
-            w.key("coordinates")
+            w.key(ascii: "type"); w.writeString(ascii: "Point")
+            w.key(ascii: "coordinates")
             w.openArray(inline: true)
             let (lng, lat) = position(item)
             w.element(); w.writeCoordinate(lng)
@@ -28,10 +28,10 @@ extension Supercluster {
 
     /// A FeatureCollection of items.
     public func featureCollection(_ items: [ClusterItem], pretty: Bool = false) -> [UInt8] {
-        var w = JSONWriter(pretty: pretty, reserve: 64 + items.count * 160)
+        var w = JSONWriter(pretty: pretty, reserve: JSONWriter.reserve(items: items.count, bytesEach: 256))
         w.openObject()
-        w.key("type"); w.writeString("FeatureCollection")
-        w.key("features")
+        w.key(ascii: "type"); w.writeString(ascii: "FeatureCollection")
+        w.key(ascii: "features")
         w.openArray()
         for item in items { w.element(); writeFeature(item, into: &w) }
         w.closeArray()
@@ -42,16 +42,16 @@ extension Supercluster {
     /// supercluster's tile JSON: `{"features":[{"type":1,"geometry":[[x,y]],"tags":{…},"id":…}]}`,
     /// or `null` for an empty tile.
     public func tileJSON(_ items: [TileItem], pretty: Bool = false) -> [UInt8] {
-        var w = JSONWriter(pretty: pretty, reserve: 64 + items.count * 160)
+        var w = JSONWriter(pretty: pretty, reserve: JSONWriter.reserve(items: items.count, bytesEach: 256))
         guard !items.isEmpty else { w.writeNull(); return w.bytes }
         w.openObject()
-        w.key("features")
+        w.key(ascii: "features")
         w.openArray()
         for t in items {
             w.element()
             w.openObject()
-            w.key("type"); w.writeInt(1)
-            w.key("geometry")
+            w.key(ascii: "type"); w.writeInt(1)
+            w.key(ascii: "geometry")
             w.openArray(inline: true)
             w.element()
             w.openArray(inline: true)
@@ -59,18 +59,18 @@ extension Supercluster {
             w.element(); w.writeCoordinate(t.y)
             w.closeArray()
             w.closeArray()
-            w.key("tags")
+            w.key(ascii: "tags")
             switch t.item {
             case .cluster(let c):
                 w.writeObject(clusterProperties(c))
-                w.key("id"); w.writeInt(Int64(clusters[c].id))
+                w.key(ascii: "id"); w.writeInt(Int64(clusters[c].id))
             case .point(let i):
                 let f = feature(i)
                 if let p = f.properties { w.writeObject(p) } else { w.writeNull() }
                 if options.generateId {
-                    w.key("id"); w.writeInt(Int64(i))
+                    w.key(ascii: "id"); w.writeInt(Int64(i))
                 } else if let id = f.id {
-                    w.key("id"); w.writeValue(id.jsonValue)
+                    w.key(ascii: "id"); w.writeValue(id.jsonValue)
                 }
             }
             w.closeObject()

@@ -24,9 +24,9 @@ extension JSONWriter {
 
     public mutating func writeFeatureCollection(_ c: FeatureCollection) {
         openObject()
-        key("type"); writeString("FeatureCollection")
+        key(ascii: "type"); writeString(ascii: "FeatureCollection")
         writeBBoxMember(c.bbox)
-        key("features")
+        key(ascii: "features")
         openArray()
         for f in c.features { element(); writeFeature(f) }
         closeArray()
@@ -36,12 +36,12 @@ extension JSONWriter {
 
     public mutating func writeFeature(_ f: Feature) {
         openObject()
-        key("type"); writeString("Feature")
-        if let id = f.id { key("id"); writeValue(id.jsonValue) }
+        key(ascii: "type"); writeString(ascii: "Feature")
+        if let id = f.id { key(ascii: "id"); writeValue(id.jsonValue) }
         writeBBoxMember(f.bbox)
-        key("geometry")
+        key(ascii: "geometry")
         if let g = f.geometry { writeGeometry(g) } else { writeNull() }
-        key("properties")
+        key(ascii: "properties")
         if let p = f.properties { writeObject(p) } else { writeNull() }
         writeForeign(f.foreignMembers)
         closeObject()
@@ -49,15 +49,15 @@ extension JSONWriter {
 
     public mutating func writeGeometry(_ g: Geometry) {
         openObject()
-        key("type"); writeString(g.type.name)
+        key(ascii: "type"); writeString(g.type.name)
         writeBBoxMember(g.bbox)
         if g.type == .geometryCollection {
-            key("geometries")
+            key(ascii: "geometries")
             openArray()
             for member in g.geometries { element(); writeGeometry(member) }
             closeArray()
         } else {
-            key("coordinates")
+            key(ascii: "coordinates")
             writeCoordinates(g)
         }
         writeForeign(g.foreignMembers)
@@ -113,13 +113,16 @@ extension JSONWriter {
 
     private mutating func writeBBoxMember(_ bbox: [Double]?) {
         guard let bbox else { return }
-        key("bbox")
+        key(ascii: "bbox")
         openArray(inline: true)
         for v in bbox { element(); writeCoordinate(v) }
         closeArray()
     }
 
     private mutating func writeForeign(_ members: JSONObject) {
-        for m in members { key(m.key); writeValue(m.value) }
+        members.forEachMember { _, name, value in
+            key(name)
+            writeValue(value)
+        }
     }
 }

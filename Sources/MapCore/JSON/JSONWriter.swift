@@ -14,6 +14,14 @@ public struct JSONWriter {
 
     public var string: String { String(decoding: bytes, as: UTF8.self) }
 
+    /// What to reserve for a list of `count` items of about `bytesEach` bytes. Generous, as
+    /// growing a buffer of hundreds of megabytes copies it and faults its pages in twice, while
+    /// room never written costs address space only; capped at 1 GiB, past which it grows.
+    public static func reserve(items count: Int, bytesEach: Int) -> Int {
+        let (n, overflow) = count.multipliedReportingOverflow(by: bytesEach)
+        return overflow ? 1 << 30 : min(64 + n, 1 << 30)
+    }
+
     // MARK: containers
 
     public mutating func openObject() { bytes.append(0x7B); open.append((false, false)) }
@@ -30,6 +38,17 @@ public struct JSONWriter {
     public mutating func key(_ name: String) {
         separate()
         writeString(name)
+        bytes.append(0x3A)
+        if pretty { bytes.append(0x20) }
+    }
+
+    /// The same for a name written in the code, which needs no escaping: its bytes are copied
+    /// (the hot writers of GeoJSON and cluster results name every member this way).
+    public mutating func key(ascii name: StaticString) {
+        separate()
+        bytes.append(0x22)
+        append(name)
+        bytes.append(0x22)
         bytes.append(0x3A)
         if pretty { bytes.append(0x20) }
     }
@@ -109,6 +128,13 @@ public struct JSONWriter {
         bytes.append(0x22)
     }
 
+    /// A string written in the code, which needs no escaping.
+    public mutating func writeString(ascii s: StaticString) {
+        bytes.append(0x22)
+        append(s)
+        bytes.append(0x22)
+    }
+
     /// Writes any value. Recursion is bounded by the parse depth limit of every value that
     /// reaches the model.
     public mutating func writeValue(_ v: JSONValue) {
@@ -130,7 +156,11 @@ public struct JSONWriter {
 
     public mutating func writeObject(_ o: JSONObject) {
         openObject()
-        for m in o { key(m.key); writeValue(m.value) }
+        // In place: iterating `o` would make its members array first.
+        o.forEachMember { _, name, value in
+            key(name)
+            writeValue(value)
+        }
         closeObject()
     }
 

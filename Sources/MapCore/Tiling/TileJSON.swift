@@ -4,7 +4,7 @@
 extension TileFeature {
     /// `{"features":[{"geometry":…,"type":…,"tags":…,"id":…}]}`, or `null` for no tile.
     public static func tileJSON(_ features: [TileFeature]?, pretty: Bool = false) -> [UInt8] {
-        var w = JSONWriter(pretty: pretty, reserve: 64 + (features?.count ?? 0) * 160)
+        var w = JSONWriter(pretty: pretty, reserve: JSONWriter.reserve(items: features?.count ?? 0, bytesEach: 256))
         guard let features else { w.writeNull(); return w.bytes }
         w.openObject()
         w.key("features")
