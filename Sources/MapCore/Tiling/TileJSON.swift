@@ -7,12 +7,12 @@ extension TileFeature {
         var w = JSONWriter(pretty: pretty, reserve: JSONWriter.reserve(items: features?.count ?? 0, bytesEach: 256))
         guard let features else { w.writeNull(); return w.bytes }
         w.openObject()
-        w.key("features")
+        w.key(ascii: "features")
         w.openArray()
         for f in features {
             w.element()
             w.openObject()
-            w.key("geometry")
+            w.key(ascii: "geometry")
             w.openArray(inline: f.type == 1)
             if f.type == 1 {
                 for run in f.geometry { writePairs(run, into: &w) }
@@ -25,10 +25,10 @@ extension TileFeature {
                 }
             }
             w.closeArray()
-            w.key("type"); w.writeInt(Int64(f.type))
-            w.key("tags")
+            w.key(ascii: "type"); w.writeInt(Int64(f.type))
+            w.key(ascii: "tags")
             if let tags = f.tags { w.writeObject(tags) } else { w.writeNull() }
-            if let id = f.id { w.key("id"); w.writeValue(id) }
+            if let id = f.id { w.key(ascii: "id"); w.writeValue(id) }
             w.closeObject()
         }
         w.closeArray()

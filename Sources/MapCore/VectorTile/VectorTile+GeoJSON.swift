@@ -14,17 +14,17 @@ extension VectorTile {
         }
         var w = JSONWriter(pretty: pretty, reserve: 1024)
         w.openObject()
-        w.key("layers")
+        w.key(ascii: "layers")
         w.openObject()
         for layer in layers {
             w.key(layer.name)
             w.openObject()
-            w.key("version"); w.writeUInt(layer.version)
-            w.key("extent"); w.writeUInt(layer.extent)
-            w.key("features")
+            w.key(ascii: "version"); w.writeUInt(layer.version)
+            w.key(ascii: "extent"); w.writeUInt(layer.extent)
+            w.key(ascii: "features")
             w.openObject()
-            w.key("type"); w.writeString("FeatureCollection")
-            w.key("features")
+            w.key(ascii: "type"); w.writeString(ascii: "FeatureCollection")
+            w.key(ascii: "features")
             w.openArray()
             for feature in layer.features {
                 w.element()
@@ -45,10 +45,10 @@ extension VectorTile {
     ) throws(MapCoreError) {
         let rings = try f.rings()
         w.openObject()
-        w.key("type"); w.writeString("Feature")
-        if let id = f.id { w.key("id"); w.writeUInt(id) }
-        w.key("properties"); w.writeObject(f.properties)
-        w.key("geometry")
+        w.key(ascii: "type"); w.writeString(ascii: "Feature")
+        if let id = f.id { w.key(ascii: "id"); w.writeUInt(id) }
+        w.key(ascii: "properties"); w.writeObject(f.properties)
+        w.key(ascii: "geometry")
         let size = tile.map { extent * Double(1 << $0.z) } ?? 0
         let x0 = tile.map { extent * Double($0.x) } ?? 0, y0 = tile.map { extent * Double($0.y) } ?? 0
         func position(_ p: (x: Int64, y: Int64)) {
@@ -71,8 +71,8 @@ extension VectorTile {
         }
         func geometry(_ type: StaticString, _ body: () -> Void) {
             w.openObject()
-            w.key("type"); w.writeString(type.description)
-            w.key("coordinates")
+            w.key(ascii: "type"); w.writeString(type.description)
+            w.key(ascii: "coordinates")
             body()
             w.closeObject()
         }
