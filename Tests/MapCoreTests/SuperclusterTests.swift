@@ -388,6 +388,33 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.feature(i).prope
         }
     }
 
+    /// Results of many items are written on two threads in halves joined into one text: the
+    /// bytes must be those one thread writes, at every size around the threshold and the
+    /// halves' seam (clusters and points, properties with escapes, ids and null properties).
+    @Test func parallelFeatureCollectionEqualsSerial() throws {
+        var rng = SeededGenerator(seed: 11)
+        var features: [Feature] = []
+        for i in 0..<(Supercluster.parallelWritingFrom + 500) {
+            let lng = Double(rng.next() % 3_600_000) / 10_000 - 180, lat = Double(rng.next() % 1_700_000) / 10_000 - 85
+            let properties = i % 7 == 0 ? nil : JSONObject([("i", .int(Int64(i))), ("s", .string("q\"\(i)\n"))])
+            var f = Feature(geometry: .point(lng, lat), properties: properties)
+            if i % 3 == 0 { f.id = .int(Int64(i)) }
+            features.append(f)
+        }
+        let sc = try index(features)
+        let points = try sc.clusters(west: -180, south: -85, east: 180, north: 85, zoom: 20)
+        let mixed = try sc.clusters(west: -180, south: -85, east: 180, north: 85, zoom: 4)
+        #expect(points.count == features.count && mixed.contains { sc.pointCount($0) > 1 })
+        let threshold = Supercluster.parallelWritingFrom
+        for items in [points, Array(points.prefix(threshold)), Array(points.prefix(threshold + 1)), mixed + points] {
+            // Compared first: a failure then names the sizes, not megabytes of bytes.
+            let same =
+                sc.featureCollection(items, pretty: false, parallel: true)
+                == sc.featureCollection(items, pretty: false, parallel: false)
+            #expect(same, "\(items.count) items")
+        }
+    }
+
     @Test func leavesOfACluster() throws {  // 4
         let sc = try index(try places())
         let names = try sc.leaves(of: 164, offset: 5, limit: 10).map { name(sc, $0) }

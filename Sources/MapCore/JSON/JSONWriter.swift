@@ -12,6 +12,22 @@ public struct JSONWriter {
         bytes.reserveCapacity(reserve)
     }
 
+    /// A compact writer already inside an array, its `[` not written: what it writes with
+    /// `element()` is a run of elements joined by commas, for `appendElements(of:)`.
+    init(elementsReserving reserve: Int) {
+        self.init(pretty: false, reserve: reserve)
+        open.append((false, false))
+    }
+
+    /// Continues the innermost array with the elements `other` wrote (made by
+    /// `init(elementsReserving:)`): how two threads write the halves of one long array, giving
+    /// the bytes one writer gives. Compact output only.
+    mutating func appendElements(of other: JSONWriter) {
+        guard !other.bytes.isEmpty else { return }
+        separate()
+        bytes.append(contentsOf: other.bytes)
+    }
+
     public var string: String { String(decoding: bytes, as: UTF8.self) }
 
     /// What to reserve for a list of `count` items of about `bytesEach` bytes. Generous, as
