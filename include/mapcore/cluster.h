@@ -51,7 +51,9 @@ typedef struct mc_page {
  * one handle at once. Free with mc_cluster_index_free().
  * Building an index of 65,536 points or more (a load, or a clustering source's write) runs part
  * of the work on one short-lived helper thread, joined before the call returns; when no thread
- * can be started the work runs on the calling thread, with the same result. */
+ * can be started the work runs on the calling thread, with the same result. So does writing a
+ * compact FeatureCollection of 20,000 items or more (half of it on the helper thread; the same
+ * bytes), here and in mc_source_get_clusters. */
 typedef struct mc_cluster_index mc_cluster_index;
 
 /* Creates an empty index. `options_json` (NULL with len 0 for every default) is a JSON object with
