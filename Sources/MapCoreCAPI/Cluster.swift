@@ -227,8 +227,9 @@ public func mc_cluster_index_get_features(
         let out = try required(out, "out")
         let pretty = try serializeFlags(flags)
         let ids = try inputElements(ids, count, "ids")
+        // Not reserved from `count`: a count larger than the caller's array must not become an
+        // allocation that fails before the first id is read.
         var items: [ClusterItem] = []
-        items.reserveCapacity(ids.count)
         for id in ids { items.append(try sc.item(id: clusterID(id))) }
         try fill(out, with: sc.featureCollection(items, pretty: pretty))
     }

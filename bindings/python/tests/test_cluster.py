@@ -297,13 +297,17 @@ def test_dicts_with_cluster_properties_or_from_other_inputs_are_written_by_the_l
     assert repr(plain).endswith("closed>")
 
 
-def test_dict_results_stay_paired_with_their_load_under_threads():
-    """A reader on the dict path while another thread loads lists of different lengths: every
-    result is one load's points, never items of one load mapped onto the dicts of another."""
-    small = [{"type": "Feature", "properties": {"set": "small", "i": i},
-              "geometry": {"type": "Point", "coordinates": [i * 10.0, 0.0]}} for i in range(5)]
-    large = [{"type": "Feature", "properties": {"set": "large", "i": i},
-              "geometry": {"type": "Point", "coordinates": [-170 + i * 0.9, 10.0]}} for i in range(300)]
+@pytest.mark.parametrize("as_handle", [False, True], ids=["list of dicts", "GeoJSON handle"])
+def test_dict_results_stay_paired_with_their_load_under_threads(as_handle):
+    """A reader on the dict path while another thread loads data of different lengths: every
+    result is one load's points, never items of one load mapped onto the dicts of another. From
+    a list the points are the input dicts; from a handle, dicts fetched from the library and kept
+    until the next load."""
+    def collection(kind, n, lat):
+        features = [{"type": "Feature", "properties": {"set": kind, "i": i},
+                     "geometry": {"type": "Point", "coordinates": [-170 + i * (340 / n), lat]}} for i in range(n)]
+        return mapcore.GeoJSON({"type": "FeatureCollection", "features": features}) if as_handle else features
+    small, large = collection("small", 5, 0.0), collection("large", 300, 10.0)
     index = mapcore.Supercluster().load(large)
     stop = threading.Event()
     errors = []
@@ -386,35 +390,3 @@ def test_features_by_id_refuses_ids_that_name_nothing():
     for bad in ([-1], [len(PLACES["features"])], [2**63 - 1]):
         with pytest.raises(mapcore.NotFoundError):
             index._fetch(bad)
-
-
-def test_fetched_dicts_stay_paired_with_their_load_under_threads():
-    """As test_dict_results_stay_paired_with_their_load_under_threads, for loads of GeoJSON text,
-    whose point dicts are fetched from the library and kept until the next load."""
-    def collection(kind, n, lat):
-        return mapcore.GeoJSON({"type": "FeatureCollection", "features": [
-            {"type": "Feature", "properties": {"set": kind, "i": i},
-             "geometry": {"type": "Point", "coordinates": [-170 + i * (340 / n), lat]}} for i in range(n)]})
-    small, large = collection("small", 5, 0.0), collection("large", 300, 10.0)
-    index = mapcore.Supercluster().load(large)
-    stop = threading.Event()
-    errors = []
-
-    def reader():
-        while not stop.is_set():
-            try:
-                got = index.get_clusters(WORLD, 20)
-                kinds = {f["properties"]["set"] for f in got}
-                assert len(kinds) == 1 and len(got) == (5 if kinds == {"small"} else 300)
-            except Exception as e:  # noqa: BLE001 - reported below
-                errors.append(e)
-                return
-    threads = [threading.Thread(target=reader) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for k in range(200):
-        index.load(small if k % 2 else large)
-    stop.set()
-    for t in threads:
-        t.join()
-    assert not errors, errors[0]
