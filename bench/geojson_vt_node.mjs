@@ -2,7 +2,8 @@
 // usage: node bench/geojson_vt_node.mjs GEOJSON_VT_CHECKOUT FILE.geojson
 //   (a checkout of github.com/mapbox/geojson-vt; its src/ is imported as is)
 // Prints the median of 3 index builds with geojson-vt's defaults and with MapLibre's GeoJSON source
-// options, the tiles of zooms 0-8 that have data, and the heap used.
+// options, the first of the three with the defaults (the first build of a fresh process, as
+// bench_tiles.py's child times MapCore's), the tiles of zooms 0-8 that have data, and the heap used.
 import {readFileSync} from 'node:fs';
 import {pathToFileURL} from 'node:url';
 import {join} from 'node:path';
@@ -20,10 +21,10 @@ function time(options) {
         index = geojsonvt(data, options);
         times.push(performance.now() - t);
     }
-    return [median(times), index];
+    return [median(times), index, times[0]];
 }
 
-const [tDefault, index] = time({});
+const [tDefault, index, tFirst] = time({});
 const [tMapLibre] = time({extent: 8192, buffer: 2048, tolerance: 6, maxZoom: 18});
 let tiles = 0;
 const t = performance.now();
@@ -36,5 +37,6 @@ while (frontier.length) {
     if (z < 8) for (const [dx, dy] of [[0, 0], [0, 1], [1, 0], [1, 1]]) frontier.push([z + 1, 2 * x + dx, 2 * y + dy]);
 }
 const tTiles = performance.now() - t;
-console.log(JSON.stringify({features: data.features.length, buildDefaultMs: tDefault, buildMapLibreMs: tMapLibre,
+console.log(JSON.stringify({features: data.features.length, buildDefaultMs: tDefault, buildDefaultFirstMs: tFirst,
+    buildMapLibreMs: tMapLibre,
     tilesZ0to8: tiles, tilesMs: tTiles, heapUsedMB: process.memoryUsage().heapUsed / 1e6}));

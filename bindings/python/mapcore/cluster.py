@@ -9,7 +9,7 @@ import math
 import operator
 import struct
 import threading
-from itertools import chain
+from itertools import chain, compress, repeat
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, TypeVar, Union
 
 from ._lib import (MC_E_BUFFER_TOO_SMALL, Buf, Compiled, Handle, check, collector_paused, lib, loads_json, take_bytes,
@@ -140,17 +140,41 @@ def _abbreviated(count: int) -> int | str:
 _ITEM = struct.Struct("<qddq")  # mc_cluster_item
 
 
+def _ids_and_clusters(items: Any) -> tuple[list[int], list[int]]:
+    """The ids of flat items, and where the clusters (point_count other than 1) are among them.
+    C-level passes over the items (strided views, compress), as answers hold millions."""
+    q = memoryview(items).cast("B").cast("q")
+    ids = q[0::4].tolist()
+    return ids, list(compress(range(len(ids)), map(operator.ne, q[3::4].tolist(), repeat(1))))
+
+
+def _pick(dicts: Sequence[Any], ids: list[int]) -> list[Any]:
+    """dicts[i] for each i of ids (at least one), in one C-level call: each point's dict is one
+    scattered object to reach, which is this step's cost, so nothing else is done per item."""
+    return list(operator.itemgetter(*ids)(dicts)) if len(ids) > 1 else [dicts[ids[0]]]
+
+
+def _put_clusters(out: list[Any], at: list[int], items: Any) -> None:
+    """Cluster dicts made here (no clusterProperties) in the places `at` of out."""
+    unpack = _ITEM.unpack_from
+    view = memoryview(items).cast("B")
+    for k in at:
+        cid, lng, lat, count = unpack(view, _ITEM.size * k)
+        out[k] = _cluster_dict(cid, lng, lat, count)
+
+
 def _dicts_of_items(items: Any, inputs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """getClusters' features from flat items in one pass, as supercluster JS makes them: a point
-    is its input feature dict itself (not a copy), a cluster a new feature with the four
-    standard properties. Only for indexes loaded from feature dicts without clusterProperties."""
-    out: list[dict[str, Any]] = []
-    append = out.append
+    """getClusters' features from flat items, as supercluster JS makes them: a point is its input
+    feature dict itself (not a copy), a cluster a new feature with the four standard properties.
+    Only for indexes loaded from feature dicts without clusterProperties."""
     if not len(items):
-        return out
+        return []
     with collector_paused(len(items) > 10000):
-        for cid, lng, lat, count in _ITEM.iter_unpack(memoryview(items).cast("B")):
-            append(inputs[cid] if count == 1 else _cluster_dict(cid, lng, lat, count))
+        ids, clusters = _ids_and_clusters(items)
+        for k in clusters:
+            ids[k] = 0  # any input: the cluster takes its place below
+        out = _pick(inputs, ids)
+        _put_clusters(out, clusters, items)
     return out
 
 
@@ -162,39 +186,47 @@ def _cluster_dict(cid: int, lng: float, lat: float, count: int) -> dict[str, Any
             "geometry": {"type": "Point", "coordinates": [lng, lat]}}
 
 
-def _dicts_fetching(items: Any, kept: dict[int, dict[str, Any]], fetch: Any, plain: bool) -> list[dict[str, Any]]:
+class _Kept:
+    """Point features fetched from the library, by input index (a list, not a dict: a lookup
+    per item is the cost of an answer), kept so that a point is the same dict in every answer."""
+
+    __slots__ = ("dicts", "need")
+
+    def __init__(self, points: int) -> None:
+        #: One slot past the points, never needed, holding None: clusters' places point there.
+        self.dicts: list[dict[str, Any] | None] = [None] * (points + 1)
+        #: 1 where the point's feature has not been fetched yet.
+        self.need = bytearray(b"\x01") * points + b"\x00"
+
+    def __len__(self) -> int:
+        """How many points' features are kept."""
+        return len(self.need) - 1 - self.need.count(1)
+
+
+def _dicts_fetching(items: Any, kept: _Kept, fetch: Any, plain: bool) -> list[dict[str, Any]]:
     """The same, for an index whose features only the library holds: a point is the dict kept
     for it, else fetched now (fetch(ids) -> features, one call for all) and kept; a cluster is
     made here (`plain`: no clusterProperties) or fetched, new each time."""
-    out: list[dict[str, Any]] = []
-    append = out.append
     if not len(items):
-        return out
-    missing_at: list[int] = []
-    missing: list[int] = []
-    clusters_at: list[int] = []
-    clusters: list[int] = []
-    get = kept.get
+        return []
     with collector_paused(len(items) > 10000):
-        for cid, lng, lat, count in _ITEM.iter_unpack(memoryview(items).cast("B")):
-            if count == 1:
-                feature = get(cid)
-                if feature is None:
-                    missing_at.append(len(out))
-                    missing.append(cid)
-                append(feature)  # type: ignore[arg-type]
-            elif plain:
-                append(_cluster_dict(cid, lng, lat, count))
-            else:
-                clusters_at.append(len(out))
-                clusters.append(cid)
-                append(None)  # type: ignore[arg-type]
+        ids, clusters = _ids_and_clusters(items)
+        cluster_ids = [ids[k] for k in clusters]
+        spare = len(kept.dicts) - 1
+        for k in clusters:
+            ids[k] = spare
+        missing = list(compress(ids, map(kept.need.__getitem__, ids)))
         if missing:
-            for at, cid, feature in zip(missing_at, missing, fetch(missing)):
-                out[at] = kept[cid] = feature
-        if clusters:
-            for at, feature in zip(clusters_at, fetch(clusters)):
-                out[at] = feature
+            dicts, need = kept.dicts, kept.need
+            for cid, feature in zip(missing, fetch(missing)):
+                dicts[cid] = feature
+                need[cid] = 0
+        out = _pick(kept.dicts, ids)
+        if plain:
+            _put_clusters(out, clusters, items)
+        elif clusters:
+            for k, feature in zip(clusters, fetch(cluster_ids)):
+                out[k] = feature
     return out
 
 
@@ -258,7 +290,7 @@ class _Index(Handle):
     _level_items: dict[int, int] | None
     #: Point features fetched from the library by input index, for indexes whose features only
     #: the library holds: results hand back the same dict for a point, as supercluster JS does.
-    _fetched: dict[int, dict[str, Any]] | None
+    _fetched: _Kept | None
     #: Known to have no clusterProperties: cluster dicts are then made here, not fetched.
     _plain: bool
 
@@ -294,7 +326,7 @@ class _Index(Handle):
                 return _dicts_of_items(items, inputs)
             kept = getattr(self, "_fetched", None)
             if kept is None:
-                kept = self._fetched = {}
+                kept = self._fetched = _Kept(self.stats()["points"])
             return _dicts_fetching(items, kept, self._fetch, getattr(self, "_plain", False))
 
     def _fetch(self, ids: list[int]) -> list[dict[str, Any]]:
