@@ -13,7 +13,7 @@ from itertools import chain, compress, repeat
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, TypeVar, Union
 
 from ._lib import (MC_E_BUFFER_TOO_SMALL, Buf, Compiled, Handle, check, collector_paused, lib, loads_json, take_bytes,
-                   take_text, _declare, c_double_p, c_int_p, c_size_p)
+                   take_json, take_text, _declare, c_double_p, c_int_p, c_size_p)
 from . import interop
 from .geojson import GeoJSON, as_geojson
 
@@ -385,8 +385,8 @@ class _Index(Handle):
     def get_tile(self, z: int, x: int, y: int) -> dict[str, Any] | None:
         """supercluster's getTile: {"features": [...]} in tile pixels, or None when empty."""
         self._with_properties()
-        tile: dict[str, Any] | None = json.loads(take_text(
-            lambda buf: lib.mc_cluster_index_get_tile(self._handle, int(z), int(x), int(y), 0, buf)))
+        tile: dict[str, Any] | None = take_json(
+            lambda buf: lib.mc_cluster_index_get_tile(self._handle, int(z), int(x), int(y), 0, buf))
         return tile
 
     def get_children(self, cluster: ClusterRef) -> list[dict[str, Any]]:
