@@ -339,6 +339,33 @@ def _written_by_library(index, call, *args):
     return json.loads(take_bytes(lambda buf: fn(index._handle, *args, 0, buf)))["features"]
 
 
+@pytest.mark.parametrize("way", ["list", "text", "aggregates"])
+def test_answers_of_one_item_are_the_features_the_library_writes(way):
+    """An answer of a single point or a single cluster (picked alone, not through itemgetter's
+    tuple), from input dicts, from fetched features, and fetched clusters with aggregates."""
+    features = [{"type": "Feature", "properties": {"n": i},
+                 "geometry": {"type": "Point", "coordinates": [10 + i * 1e-4, 20]}} for i in range(3)]
+    options = {"cluster_properties": {"sum": ["+", ["get", "n"]]}} if way == "aggregates" else {}
+    data = features if way == "list" else json.dumps({"type": "FeatureCollection", "features": features})
+    index = mapcore.Supercluster(**options).load(data)
+    from mapcore.cluster import _bbox
+    [cluster] = index.get_clusters(WORLD, 0)
+    assert cluster == _written_by_library(index, "clusters", _bbox(WORLD), 0.0)[0]
+    assert cluster["properties"]["point_count"] == 3
+    page = mapcore.cluster.Page(1, 1)
+    [leaf] = index.get_leaves(cluster, 1, 1)
+    [item] = index.get_leaves_flat(cluster, 1, 1)
+    if way == "list":  # the input dict itself (the library holds bare coordinates here)
+        assert leaf is features[item.id]
+    else:
+        assert [leaf] == _written_by_library(index, "leaves", cluster["properties"]["cluster_id"],
+                                             ctypes.byref(page))
+        assert leaf == features[item.id]
+    [alone] = index.get_clusters((9, 19, 10.00005, 21), 20)
+    assert alone == features[0] and alone is index.get_clusters((9, 19, 10.00005, 21), 20)[0]
+    index.close()
+
+
 @pytest.mark.parametrize("options", [{}, {"cluster_properties": {"sum": ["+", ["get", "scalerank"]]}},
                                      {"generate_id": True}], ids=["plain", "aggregates", "generate_id"])
 def test_dicts_of_an_index_of_text_are_the_features_the_library_writes(options):
