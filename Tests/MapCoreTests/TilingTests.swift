@@ -180,6 +180,28 @@ struct TilingFacts {
         #expect(try tileValue(index.tile(z: 5, x: 19, y: 9)) == expected)
     }
 
+    /// Written tiles keep their coordinates as Int16 up to 32,767, else Int32, else Doubles: each
+    /// width gives geojson-vt's coordinates, round(extent · (x · 2^z − tx)), and the MVT the same.
+    @Test(arguments: [
+        (4096.0, 2048.0, 1024.0), (65534.0, 32767.0, 16383.5), (65536.0, 32768.0, 16384.0),
+        (1e10, 5e9, 2.5e9), (3e10, 1.5e10, 7.5e9),
+    ])
+    func writtenCoordinatesOfEveryWidth(extent: Double, centre: Double, quarter: Double) throws {
+        // Two points on the equator: lng 0 (x = 0.5) and lng -90 (x = 0.25); y = 0.5.
+        let points = try GeoJSONParser.parse(#"{"type": "MultiPoint", "coordinates": [[0, 0], [-90, 0]]}"#)
+        let index = try TileIndex(points, options: try options(#"{"extent": \#(extent), "buffer": 0}"#))
+        let q = quarter.rounded(.toNearestOrAwayFromZero)
+        let expected = try JSON.parse(
+            #"[{"geometry": [[\#(centre), \#(centre)], [\#(q), \#(centre)]], "type": 1, "tags": null}]"#)
+        #expect(try tileValue(index.tile(z: 0, x: 0, y: 0)) == expected)
+        // MVT readers (MapCore's too) refuse layers of an extent in the billions.
+        guard extent <= 65536 else { return }
+        let bytes = index.mvt(z: 0, x: 0, y: 0, layer: "l")
+        let tile = try bytes.withUnsafeBytes { b throws(MapCoreError) in try VectorTile(decodingMaybeCompressed: b) }
+        let decoded = try tile.layers.first?.features.first?.rings().flatMap { $0 }.map { [$0.x, $0.y] }
+        #expect(decoded == [[Int64(centre), Int64(centre)], [Int64(q), Int64(centre)]])
+    }
+
     @Test func pointsBeyondTheAntimeridianFoldBack() throws {
         for (lng, x) in [(540.0, 1.0), (-540.0, 0.0)] {
             let point = try GeoJSONParser.parse(#"{"type": "Point", "coordinates": [\#(lng), 0]}"#)

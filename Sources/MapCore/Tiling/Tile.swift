@@ -56,27 +56,31 @@ final class IndexedTile {
 
     /// The features in integer tile coordinates of `extent`: on the first call simplified for the
     /// tile's zoom and transformed (geojson-vt's `createTile` and `transform`). The value is
-    /// immutable, so it can be read after the index's lock is let go.
-    func written(extent: Double) -> WrittenTile {
+    /// immutable, so it can be read after the index's lock is let go. `scratch` is where the
+    /// tile is made (see `TileScratch`), one per thread.
+    func written(extent: Double, scratch: inout TileScratch) -> WrittenTile {
         if let features { return WrittenTile(features: features, inputs: inputs) }
-        let made = Self.flatten(pending ?? [], z: z, x: x, y: y, extent: extent, options: options)
+        let made = Self.flatten(
+            pending ?? [], positions: numPoints, z: z, x: x, y: y, extent: extent, options: options, scratch: &scratch)
         features = made
         pending = nil
         return WrittenTile(features: made, inputs: inputs)
     }
 
+    /// `positions`: how many the features have (the tile's numPoints).
     private static func flatten(
-        _ features: [ProjectedFeature], z: Int, x: Int, y: Int, extent: Double, options: TilingOptions
+        _ features: [ProjectedFeature], positions: Int, z: Int, x: Int, y: Int, extent: Double,
+        options: TilingOptions, scratch: inout TileScratch
     ) -> FlatFeatures {
-        var flat = FlatFeatures(capacity: features.count)
+        var flat = FlatFeatures(features: features.count, positions: positions, room: scratch.take(for: 2 * positions))
         let tolerance = z == options.maxZoom ? 0 : options.tolerance / (Double(1 << z) * options.extent)
         // geojson-vt JS rewinds polygon rings; geojson-vt-cpp keeps them as given, and MapLibre
         // Native's polygon fix-up (a wagyu union) outputs rings that depend on that orientation.
         // MapCore keeps them too, but winds them consistently (see windConsistently).
         let rewinds = options.compatibility == .geojsonVT
         for f in features { flat.add(f, tolerance: tolerance, lineMetrics: options.lineMetrics, rewinds: rewinds) }
-        flat.trim()
         flat.transform(extent: extent, z: z, x: x, y: y)
+        scratch.give(flat.compact())
         return flat
     }
 }
@@ -100,29 +104,83 @@ struct WrittenTile: Sendable {
     }
 }
 
+/// Where tiles are made: the x, y pairs of a tile in the unit square before `compact` stores them
+/// in tile coordinates. Kept from tile to tile (one per thread that makes tiles), so making one
+/// writes pages already faulted in, not fresh ones the kernel must zero; more than `keptAtMost`
+/// doubles (a big tile near the top) are let go rather than held for the index's life.
+struct TileScratch {
+    private var room: [Double] = []
+    static let keptAtMost = 1 << 19
+
+    /// Empty room for `doubles` doubles: the kept room, unless a bigger tile needs its own.
+    mutating func take(for doubles: Int) -> [Double] {
+        guard doubles <= Self.keptAtMost else { return [] }
+        defer { room = [] }
+        return room
+    }
+
+    mutating func give(_ used: [Double]) {
+        if used.capacity <= Self.keptAtMost && used.capacity >= room.capacity { room = used }
+    }
+}
+
 /// A tile's features in a few flat arrays: per feature its type, its input (ids and tags in the
 /// index's `TileInputs`) and the end of its runs in `runEnds`; per run (a feature's points, a
-/// line or a ring) the end of its x, y pairs in `coords`. A feature's or run's start is the
-/// previous one's end.
+/// line or a ring) the end of its x, y pairs in `coords` (`shorts` or `ints` once written out). A
+/// feature's or run's start is the previous one's end.
 private struct FlatFeatures: Sendable {
     var types: [UInt8] = []
     var refs: [Int32] = []
     var featureEnds: [Int] = []
     var runEnds: [Int] = []
+    /// x, y pairs in the unit square while the tile is made, then in tile coordinates; empty
+    /// once `compact` moved them to `shorts` or `ints` (unless one does not fit an Int32).
     var coords: [Double] = []
+    /// The tile coordinates, integers once transformed, in the smallest of Int16 (extents to
+    /// 32,767 with their buffer: 4096 and 8192 tiles), Int32 or Double that holds them all: a
+    /// tile lives as long as the index, and each written tile's coordinates were most of its
+    /// memory and of the fresh pages a drill-down faulted in.
+    var shorts: [Int16] = []
+    var ints: [Int32] = []
     /// lineMetrics: mapbox_clip_start and mapbox_clip_end of the line features, by feature.
     var clipMetrics: [Int: (start: Double, end: Double)] = [:]
 
-    init(capacity: Int) {
-        types.reserveCapacity(capacity)
-        refs.reserveCapacity(capacity)
-        featureEnds.reserveCapacity(capacity)
+    /// Room for `features` features of `positions` positions in all: no run or x, y pair is added
+    /// beyond them, so no array grows while the tile is made (each growth copied it into fresh
+    /// pages, which the kernel must fault in and zero). `room`: an empty array whose capacity the
+    /// x, y pairs are made in.
+    init(features: Int, positions: Int, room: [Double]) {
+        types.reserveCapacity(features)
+        refs.reserveCapacity(features)
+        featureEnds.reserveCapacity(features)
+        runEnds.reserveCapacity(positions)
+        coords = room
+        coords.reserveCapacity(2 * positions)
     }
 
-    /// Growth leaves up to half of each array unused; a tile lives as long as the index.
-    mutating func trim() {
-        coords = coords.withUnsafeBufferPointer { Array($0) }
+    /// After `transform`: the coordinates into `shorts` or `ints`, exactly sized, and `runEnds`
+    /// without the room simplification left unused. Coordinates beyond an Int32 (an extent of
+    /// billions) stay Doubles, copied out of the room. Returns the room the x, y pairs were made
+    /// in, emptied, for the next tile.
+    mutating func compact() -> [Double] {
+        var room = coords
+        var fits16 = true, fits32 = true
+        for c in room {
+            fits16 = fits16 && c >= -32768 && c <= 32767
+            fits32 = fits32 && c >= -2_147_483_648 && c <= 2_147_483_647
+        }
+        if fits16 {
+            shorts = room.map { Int16($0) }
+            coords = []
+        } else if fits32 {
+            ints = room.map { Int32($0) }
+            coords = []
+        } else {
+            coords = room.withUnsafeBufferPointer { Array($0) }
+        }
         runEnds = runEnds.withUnsafeBufferPointer { Array($0) }
+        room.removeAll(keepingCapacity: true)
+        return room
     }
 
     mutating func add(_ feature: ProjectedFeature, tolerance: Double, lineMetrics: Bool, rewinds: Bool) {
@@ -257,7 +315,13 @@ private struct FlatFeatures: Sendable {
         for f in types.indices {
             var geometry: [[Double]] = []
             geometry.reserveCapacity(featureEnds[f] - firstRun)
-            for r in firstRun..<featureEnds[f] { geometry.append(Array(coords[run(r)])) }
+            for r in firstRun..<featureEnds[f] {
+                let range = run(r)
+                geometry.append(
+                    !shorts.isEmpty
+                        ? shorts[range].map(Double.init)
+                        : !ints.isEmpty ? ints[range].map(Double.init) : Array(coords[range]))
+            }
             firstRun = featureEnds[f]
             out.append(TileFeature(type: types[f], geometry: geometry, tags: tags(f, inputs), id: inputs.id(refs[f])))
         }
@@ -266,15 +330,25 @@ private struct FlatFeatures: Sendable {
 
     /// Every feature added to `writer`, its runs read in place.
     func encode(into writer: inout VectorTileEncoder.LayerWriter, inputs: TileInputs) {
-        coords.withUnsafeBufferPointer { c in
-            var firstRun = 0
-            for f in types.indices {
-                let runs = firstRun..<featureEnds[f]
-                firstRun = featureEnds[f]
-                let type = types[f]
-                writer.add(type: type, id: inputs.id(refs[f]), tags: tags(f, inputs)) { commands in
-                    for r in runs { commands.run(type: type, UnsafeBufferPointer(rebasing: c[run(r)])) }
-                }
+        if !shorts.isEmpty {
+            shorts.withUnsafeBufferPointer { encode($0, into: &writer, inputs: inputs) }
+        } else if !ints.isEmpty {
+            ints.withUnsafeBufferPointer { encode($0, into: &writer, inputs: inputs) }
+        } else {
+            coords.withUnsafeBufferPointer { encode($0, into: &writer, inputs: inputs) }
+        }
+    }
+
+    private func encode<C: TileCoordinate>(
+        _ c: UnsafeBufferPointer<C>, into writer: inout VectorTileEncoder.LayerWriter, inputs: TileInputs
+    ) {
+        var firstRun = 0
+        for f in types.indices {
+            let runs = firstRun..<featureEnds[f]
+            firstRun = featureEnds[f]
+            let type = types[f]
+            writer.add(type: type, id: inputs.id(refs[f]), tags: tags(f, inputs)) { commands in
+                for r in runs { commands.run(type: type, UnsafeBufferPointer(rebasing: c[run(r)])) }
             }
         }
     }

@@ -11,6 +11,8 @@ public final class TileIndex: @unchecked Sendable {
     private var tiles: [Int: IndexedTile] = [:]
     /// The tiles made, in the order made (geojson-vt's `tileCoords`).
     private var tileCoords: [(z: Int, x: Int, y: Int)] = []
+    /// Where requested tiles are written out (under the lock).
+    private var scratch = TileScratch()
 
     public convenience init(_ data: GeoJSON, options: TilingOptions = TilingOptions()) throws(MapCoreError) {
         try self.init(data, options: options, parallel: true)
@@ -201,9 +203,11 @@ public final class TileIndex: @unchecked Sendable {
         guard !frontier[0].features.isEmpty, deepest >= 0 else { return }
         /// Makes the tile, visits it, and returns its children's work (none at the deepest zoom or
         /// for a tile without features, whose children geojson-vt never makes).
-        let step: @Sendable (Work) -> [Work] = { w in
+        let step: @Sendable (Work, inout TileScratch) -> [Work] = { w, scratch in
             let tile = IndexedTile(w.features, inputs: inputs, z: w.z, x: w.x, y: w.y, options: options)
-            if w.z >= minZoom, tile.numFeatures > 0 { visit(w.z, w.x, w.y, tile.written(extent: options.extent)) }
+            if w.z >= minZoom, tile.numFeatures > 0 {
+                visit(w.z, w.x, w.y, tile.written(extent: options.extent, scratch: &scratch))
+            }
             guard w.z < deepest, !w.features.isEmpty else { return [] }
             let (tl, bl, tr, br) = quadrants(w.features, of: tile, options: options)
             return [
@@ -213,8 +217,9 @@ public final class TileIndex: @unchecked Sendable {
         }
         // Breadth first down to the sharing zoom, on this thread.
         let shareZoom = 4
+        var scratch = TileScratch()
         while let first = frontier.first, first.z < shareZoom {
-            frontier = frontier.flatMap(step)
+            frontier = frontier.flatMap { step($0, &scratch) }
         }
         /// The subtrees, each handed out once and then let go, so a finished subtree's features
         /// are freed while the others are still cut.
@@ -242,9 +247,10 @@ public final class TileIndex: @unchecked Sendable {
         let total = frontier.count
         frontier = []
         let depthFirst: @Sendable () -> Void = {
+            var scratch = TileScratch()
             while let subtree = queue.take() {
                 var stack = [subtree]
-                while let w = stack.popLast() { stack += step(w) }
+                while let w = stack.popLast() { stack += step(w, &scratch) }
                 if let finished { finished(queue.complete(), total) }
             }
         }
@@ -264,7 +270,7 @@ public final class TileIndex: @unchecked Sendable {
         let x = ((x % z2) + z2) % z2
         let id = Self.id(z, x, y)
         return lock.withLock {
-            if let t = tiles[id] { return t.written(extent: options.extent) }
+            if let t = tiles[id] { return t.written(extent: options.extent, scratch: &scratch) }
             var z0 = z, x0 = x, y0 = y
             var parent: IndexedTile?
             while parent == nil && z0 > 0 {
@@ -279,7 +285,7 @@ public final class TileIndex: @unchecked Sendable {
                     [(source, z0, x0, y0)], target: (z, x, y), depth: nil, existing: tiles, inputs: inputs,
                     options: options
                 ).made)
-            return tiles[id]?.written(extent: options.extent)
+            return tiles[id]?.written(extent: options.extent, scratch: &scratch)
         }
     }
 

@@ -264,7 +264,7 @@ public enum VectorTileEncoder {
             cy = 0
         }
 
-        mutating func run(type: UInt8, _ r: UnsafeBufferPointer<Double>) {
+        mutating func run<C: TileCoordinate>(type: UInt8, _ r: UnsafeBufferPointer<C>) {
             let n = r.count / 2
             switch type {
             case 1:
@@ -286,14 +286,16 @@ public enum VectorTileEncoder {
         }
 
         /// A command's count has 29 bits: longer runs take several commands.
-        private mutating func positions(_ id: UInt32, _ r: UnsafeBufferPointer<Double>, _ range: Range<Int>) {
+        private mutating func positions<C: TileCoordinate>(
+            _ id: UInt32, _ r: UnsafeBufferPointer<C>, _ range: Range<Int>
+        ) {
             let maxCount = (1 << 29) - 1
             var start = range.lowerBound
             while start < range.upperBound {
                 let end = min(range.upperBound, start + maxCount)
                 out.append(command(id, end - start))
                 for i in start..<end {
-                    let x = VectorTileEncoder.coordinate(r[2 * i]), y = VectorTileEncoder.coordinate(r[2 * i + 1])
+                    let x = r[2 * i].mvtCoordinate, y = r[2 * i + 1].mvtCoordinate
                     out.append(UInt32(truncatingIfNeeded: ProtobufWriter.zigzag(x &- cx)))
                     out.append(UInt32(truncatingIfNeeded: ProtobufWriter.zigzag(y &- cy)))
                     cx = x
@@ -304,9 +306,27 @@ public enum VectorTileEncoder {
         }
     }
 
-    /// A tile coordinate as the sint32 an MVT holds (already integral; far-off ones clamped).
-    private static func coordinate(_ d: Double) -> Int64 {
-        guard d.isFinite else { return 0 }
-        return Int64(max(Double(Int32.min), min(Double(Int32.max), d.rounded())))
+}
+
+/// A tile coordinate as the geometry writer reads it: a Double (a `TileFeature`'s), or an Int16
+/// or Int32 (a written tile's, already integral).
+protocol TileCoordinate {
+    /// The sint32 an MVT holds.
+    var mvtCoordinate: Int64 { get }
+}
+
+extension Double: TileCoordinate {
+    /// Rounded (already integral in tiles); far-off ones clamped, a NaN 0.
+    @inline(__always) var mvtCoordinate: Int64 {
+        guard isFinite else { return 0 }
+        return Int64(max(Double(Int32.min), min(Double(Int32.max), rounded())))
     }
+}
+
+extension Int32: TileCoordinate {
+    @inline(__always) var mvtCoordinate: Int64 { Int64(self) }
+}
+
+extension Int16: TileCoordinate {
+    @inline(__always) var mvtCoordinate: Int64 { Int64(self) }
 }
