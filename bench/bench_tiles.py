@@ -196,8 +196,8 @@ def run(name, path, peer_fraction, max_zoom=8):
     coords = tiles_with_data(lambda z, x, y: index.get_tile_mvt(z, x, y) is not None, max_zoom)
     fresh = mapcore.GeoJSONVT(doc)
     # The collector is paused for the drill-down: this process holds the parsed JSON for the peers
-    # (millions of lists), which each full collection the loop's tuples trigger would walk (1.0 s
-    # of 4.2 s on the polygons).
+    # (millions of lists), which each full collection the loop triggers would walk (1.0 s of 4.2 s
+    # for the polygons in a script holding the same JSON; see the perf log).
     gc.disable()
     try:
         t_tiles, sizes = median_time(lambda: [len(fresh.get_tile_mvt(*c) or b"") for c in coords], runs=1)
