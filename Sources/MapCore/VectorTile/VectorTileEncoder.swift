@@ -305,7 +305,6 @@ public enum VectorTileEncoder {
             }
         }
     }
-
 }
 
 /// A tile coordinate as the geometry writer reads it: a Double (a `TileFeature`'s), or an Int16
