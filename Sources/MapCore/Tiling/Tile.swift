@@ -98,9 +98,7 @@ struct WrittenTile: Sendable {
     /// bytes when it has no features.
     func mvt(layer: String, extent: Int, version: Int) -> [UInt8] {
         guard !isEmpty else { return [] }
-        var writer = VectorTileEncoder.LayerWriter(name: layer, version: version, features: features.types.count)
-        features.encode(into: &writer, inputs: inputs)
-        return writer.finish(extent: extent)
+        return features.mvt(layer: layer, extent: extent, version: version, inputs: inputs)
     }
 }
 
@@ -328,27 +326,59 @@ private struct FlatFeatures: Sendable {
         return out
     }
 
-    /// Every feature added to `writer`, its runs read in place.
-    func encode(into writer: inout VectorTileEncoder.LayerWriter, inputs: TileInputs) {
-        if !shorts.isEmpty {
-            shorts.withUnsafeBufferPointer { encode($0, into: &writer, inputs: inputs) }
-        } else if !ints.isEmpty {
-            ints.withUnsafeBufferPointer { encode($0, into: &writer, inputs: inputs) }
-        } else {
-            coords.withUnsafeBufferPointer { encode($0, into: &writer, inputs: inputs) }
+    /// The tile as one MVT layer, its runs read in place. Ids and tags come from the inputs'
+    /// interned ones, unless line metrics (which differ from tile to tile) are among them.
+    func mvt(layer: String, extent: Int, version: Int, inputs: TileInputs) -> [UInt8] {
+        let heads = clipMetrics.isEmpty ? inputs.interned.layer(refs, inputs: inputs) : nil
+        var writer = VectorTileEncoder.LayerWriter(
+            name: layer, version: version, features: heads == nil ? types.count : 0)
+        if let heads {
+            // About what the features take (a position's two deltas take up to 3 bytes each in
+            // tiles of 8192 with their buffer), so the layer is written where it stays.
+            let pairs = (shorts.count + ints.count + coords.count) / 2
+            let geometry: Int = 10 * types.count + 3 * runEnds.count + 6 * pairs
+            writer.reserve(heads.byteCount + geometry)
         }
+        if !shorts.isEmpty {
+            shorts.withUnsafeBufferPointer { encode($0, into: &writer, heads: heads, inputs: inputs) }
+        } else if !ints.isEmpty {
+            ints.withUnsafeBufferPointer { encode($0, into: &writer, heads: heads, inputs: inputs) }
+        } else {
+            coords.withUnsafeBufferPointer { encode($0, into: &writer, heads: heads, inputs: inputs) }
+        }
+        guard let heads else { return writer.finish(extent: extent) }
+        return writer.finish(extent: extent, tables: heads.tables)
     }
 
     private func encode<C: TileCoordinate>(
-        _ c: UnsafeBufferPointer<C>, into writer: inout VectorTileEncoder.LayerWriter, inputs: TileInputs
+        _ c: UnsafeBufferPointer<C>, into writer: inout VectorTileEncoder.LayerWriter, heads: LayerHeads?,
+        inputs: TileInputs
     ) {
-        var firstRun = 0
-        for f in types.indices {
-            let runs = firstRun..<featureEnds[f]
-            firstRun = featureEnds[f]
-            let type = types[f]
-            writer.add(type: type, id: inputs.id(refs[f]), tags: tags(f, inputs)) { commands in
-                for r in runs { commands.run(type: type, UnsafeBufferPointer(rebasing: c[run(r)])) }
+        // Runs are read through a pointer: a closure reading them through the tile captured its
+        // arrays, retaining and releasing each of them once per feature.
+        let headBytes = heads?.heads.bytes ?? []
+        runEnds.withUnsafeBufferPointer { runEnds in
+            headBytes.withUnsafeBytes { all in
+                var firstRun = 0
+                for f in types.indices {
+                    let runs = firstRun..<featureEnds[f]
+                    firstRun = featureEnds[f]
+                    let type = types[f]
+                    func geometry(_ commands: inout VectorTileEncoder.CommandWriter) {
+                        for r in runs {
+                            commands.run(
+                                type: type, UnsafeBufferPointer(rebasing: c[(r == 0 ? 0 : runEnds[r - 1])..<runEnds[r]])
+                            )
+                        }
+                    }
+                    if let heads {
+                        let head = UnsafeRawBufferPointer(
+                            rebasing: all[(f == 0 ? 0 : heads.ends[f - 1])..<heads.ends[f]])
+                        writer.add(type: type, head: head, geometry: geometry)
+                    } else {
+                        writer.add(type: type, id: inputs.id(refs[f]), tags: tags(f, inputs), geometry: geometry)
+                    }
+                }
             }
         }
     }

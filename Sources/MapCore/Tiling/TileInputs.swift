@@ -8,6 +8,8 @@ struct TileInputs: Sendable {
     private let features: [Feature]
     private let promoteId: String?
     private let generateId: Bool
+    /// Their ids and tags as vector tiles write them, interned as tiles are encoded.
+    let interned = TileTags()
 
     /// Inputs it can number (refs are Int32, as the tile store keeps millions of them).
     static let capacity = Int(Int32.max)
@@ -26,6 +28,8 @@ struct TileInputs: Sendable {
         promoteId = options.promoteId
         generateId = options.generateId
     }
+
+    var count: Int { features.count }
 
     /// geojson-vt's feature id: the promoted property, the input index, or the feature's id;
     /// null is no id.

@@ -137,6 +137,12 @@ struct ProtobufWriter {
         bytes.append(contentsOf: b)
     }
 
+    mutating func bytesField(_ field: UInt64, _ b: UnsafeRawBufferPointer) {
+        key(field, .bytes)
+        varint(UInt64(b.count))
+        bytes.append(contentsOf: b)
+    }
+
     mutating func stringField(_ field: UInt64, _ s: String) {
         key(field, .bytes)
         varint(UInt64(s.utf8.count))

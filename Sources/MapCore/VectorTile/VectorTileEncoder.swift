@@ -2,6 +2,8 @@
 // geojson-vt's tiles: keys and values shared per layer in first-seen order, null properties left
 // out, objects and arrays as their JSON text, integers as uint/sint and other numbers as double.
 
+import Glibc
+
 public enum VectorTileEncoder {
     /// One layer named `name` holding `features` (tile coordinates of a tile `extent` wide).
     /// MVT ids are uint64: a feature id that is a non-negative integer is written, others are
@@ -19,7 +21,9 @@ public enum VectorTileEncoder {
     }
 
     /// One layer, written a feature at a time (from `TileFeature`s, or straight from a tile's
-    /// flat arrays), its key and value tables at the end.
+    /// flat arrays), its key and value tables at the end. A feature's id and tags are either
+    /// looked up here (`add(type:id:tags:geometry:)`) or come written, with the tables they index
+    /// (`add(type:head:geometry:)`, `finish(extent:tables:)`; see `TileTags`).
     struct LayerWriter {
         private var layer = ProtobufWriter()
         private var keys: [String] = []
@@ -35,9 +39,11 @@ public enum VectorTileEncoder {
         private var commands = CommandWriter()
         private var feature = ProtobufWriter()
 
-        /// `features`: about how many will be added (sizes the value table).
+        /// `features`: about how many will be added with their tags looked up here (sizes the
+        /// value table; 0 when they come written).
         init(name: String, version: Int, features: Int) {
             values = ValueTable(expected: features)
+            layer.bytes = Array(repeating: 0, count: Self.prefix)
             layer.varintField(15, UInt64(max(1, version)))
             layer.stringField(1, name)
         }
@@ -57,7 +63,7 @@ public enum VectorTileEncoder {
                     lastKeyIndexes = objectKeys.map { keyIndex[$0] ?? Self.unassigned }
                 }
                 object.forEachMember { position, key, value in
-                    guard let encoded = EncodedValue(value) else { return }
+                    guard let v = values.index(of: value) else { return }
                     var k = lastKeyIndexes[position]
                     if k == Self.unassigned {
                         if let known = keyIndex[key] {
@@ -70,10 +76,22 @@ public enum VectorTileEncoder {
                         lastKeyIndexes[position] = k
                     }
                     tags.append(k)
-                    tags.append(values.index(of: encoded))
+                    tags.append(v)
                 }
             }
             if !tags.isEmpty { feature.packedUInt32Field(2, tags) }
+            add(type: type, geometry: geometry)
+        }
+
+        /// Adds a feature whose id and tags fields are written already (`head`, indexing the
+        /// tables given to `finish(extent:tables:)`).
+        mutating func add(type: UInt8, head: UnsafeRawBufferPointer, geometry: (inout CommandWriter) -> Void) {
+            feature.bytes.removeAll(keepingCapacity: true)
+            feature.bytes.append(contentsOf: head)
+            add(type: type, geometry: geometry)
+        }
+
+        private mutating func add(type: UInt8, geometry: (inout CommandWriter) -> Void) {
             feature.varintField(3, UInt64(type))
             commands.reset()
             geometry(&commands)
@@ -81,18 +99,53 @@ public enum VectorTileEncoder {
             layer.bytesField(2, feature.bytes)
         }
 
-        /// The layer's tables and extent, and the tile holding the layer.
+        /// The layer's tables (of the features whose tags were looked up here) and extent, and
+        /// the tile holding the layer.
         mutating func finish(extent: Int) -> [UInt8] {
             for key in keys { layer.stringField(3, key) }
-            for value in values.values { layer.bytesField(4, value.message) }
+            values.forEachMessage { layer.bytesField(4, $0) }
+            return finish(extent)
+        }
+
+        /// The layer with `tables`, which the written heads of its features index.
+        mutating func finish(extent: Int, tables: LayerTables) -> [UInt8] {
+            layer.bytes.append(contentsOf: tables.keys.bytes)
+            layer.bytes.append(contentsOf: tables.values.bytes)
+            return finish(extent)
+        }
+
+        /// Room for about `bytes` more bytes of layer (none grows and copies a big tile).
+        mutating func reserve(_ bytes: Int) { layer.bytes.reserveCapacity(layer.bytes.count + bytes) }
+
+        /// Room left at the start for the tile's field holding the layer (its key and length):
+        /// written there at the end, the layer is not copied into a tile.
+        private static let prefix = 6
+
+        private mutating func finish(_ extent: Int) -> [UInt8] {
             layer.varintField(5, UInt64(max(1, extent)))
-            var tile = ProtobufWriter()
-            tile.bytesField(3, layer.bytes)
-            return tile.bytes
+            var field = ProtobufWriter()
+            field.key(3, .bytes)
+            field.varint(UInt64(layer.bytes.count - Self.prefix))
+            guard field.bytes.count <= Self.prefix else {
+                // A layer of 32 GiB or more.
+                field.bytes.append(contentsOf: layer.bytes[Self.prefix...])
+                return field.bytes
+            }
+            let start = Self.prefix - field.bytes.count
+            layer.bytes.replaceSubrange(start..<Self.prefix, with: field.bytes)
+            layer.bytes.removeFirst(start)
+            return layer.bytes
         }
     }
 
-    private static func mvtID(_ id: JSONValue) -> UInt64? {
+    /// A layer's key and value tables as the layer holds them: its fields 3 (keys) and 4 (values).
+    struct LayerTables {
+        var keys = ProtobufWriter()
+        var values = ProtobufWriter()
+    }
+
+    /// An id as MVT holds it (uint64): a non-negative integer; other ids are left out.
+    static func mvtID(_ id: JSONValue) -> UInt64? {
         switch id {
         case .int(let v): return v >= 0 ? UInt64(v) : nil
         case .uint(let v): return v
@@ -101,21 +154,25 @@ public enum VectorTileEncoder {
         }
     }
 
-    /// A layer's values, each once, in first-seen order. An open-addressing table on a seeded
-    /// multiply-mix hash of each value's bytes: a tile of a million features looks values up
-    /// five million times, and Dictionary's SipHash and lookups were a third of its encoding.
-    /// Strings are equal when their UTF-8 is, as JavaScript strings are in vt-pbf's cache (not
-    /// by canonical equivalence, as Swift's `==`). The seed is random per process, so input
-    /// cannot choose values that collide.
+    /// Values, each once, in first-seen order, held as the Value messages they are written as:
+    /// so 1 and 1.0 are one entry, as in vt-pbf, and strings are equal when their UTF-8 is, as
+    /// JavaScript strings are in vt-pbf's cache (not by canonical equivalence, as Swift's `==`).
+    /// An open-addressing table on a seeded multiply-mix hash of the message: a tile of a million
+    /// features looks values up five million times, and Dictionary's SipHash and lookups were a
+    /// third of its encoding. The seed is random per process, so input cannot choose values that
+    /// collide.
     struct ValueTable {
-        private(set) var values: [EncodedValue] = []
-        private var hashes: [UInt64] = []
+        /// The messages one after another: value k ends at `ends[k]`, and starts where k - 1 ends.
+        private var messages = ProtobufWriter()
+        private var ends: [Int] = []
         /// Per slot: the value's index + 1 in the low half (0: empty), its hash's high half in
         /// the high half, so a probe reads one slot, not the value's hash elsewhere (a cache
         /// miss each on a table of millions). Kept at most half full.
         private var slots: [UInt64]
 
         private static let seed = UInt64.random(in: 0...UInt64.max)
+
+        var count: Int { ends.count }
 
         init(expected: Int) {
             var size = 16
@@ -127,8 +184,13 @@ public enum VectorTileEncoder {
             h & 0xFFFF_FFFF_0000_0000 | UInt64(truncatingIfNeeded: k + 1) & 0xFFFF_FFFF
         }
 
-        mutating func index(of value: EncodedValue) -> UInt32 {
-            let h = Self.hash(value)
+        /// `value`'s index, entered if it is new; nil for null, which is never written. The value
+        /// is written at the end of the messages and taken off again if it is there already.
+        mutating func index(of value: JSONValue) -> UInt32? {
+            let start = messages.bytes.count
+            guard messages.mvtValue(value) else { return nil }
+            let end = messages.bytes.count
+            let h = messages.bytes.withUnsafeBytes { Self.hash(UnsafeRawBufferPointer(rebasing: $0[start..<end])) }
             let tag = h & 0xFFFF_FFFF_0000_0000
             let mask = slots.count - 1
             var i = Int(truncatingIfNeeded: h) & mask
@@ -137,33 +199,63 @@ public enum VectorTileEncoder {
                 if slot == 0 { break }
                 if slot & 0xFFFF_FFFF_0000_0000 == tag {
                     let k = Int(slot & 0xFFFF_FFFF) - 1
-                    if Self.same(values[k], value) { return UInt32(truncatingIfNeeded: k) }
+                    if same(k, start..<end) {
+                        messages.bytes.removeLast(end - start)
+                        return UInt32(truncatingIfNeeded: k)
+                    }
                 }
                 i = (i + 1) & mask
             }
-            let k = values.count
-            values.append(value)
-            hashes.append(h)
+            let k = ends.count
+            ends.append(end)
             slots[i] = Self.slot(k, h)
-            if 2 * values.count > slots.count { grow() }
+            if 2 * ends.count > slots.count { grow() }
             return UInt32(truncatingIfNeeded: k)
         }
 
-        /// Twice the slots, refilled from the kept hashes.
+        /// Whether value `k`'s message is the bytes at `range`.
+        private func same(_ k: Int, _ range: Range<Int>) -> Bool {
+            let from = k == 0 ? 0 : ends[k - 1]
+            guard ends[k] - from == range.count else { return false }
+            return messages.bytes.withUnsafeBytes { all in
+                guard let base = all.baseAddress else { return true }
+                return memcmp(base + from, base + range.lowerBound, range.count) == 0
+            }
+        }
+
+        /// Value `k`'s message.
+        func withMessage<R>(_ k: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+            let from = k == 0 ? 0 : ends[k - 1]
+            return messages.bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[from..<ends[k]])) }
+        }
+
+        /// Each value's message, in order.
+        func forEachMessage(_ body: (UnsafeRawBufferPointer) -> Void) {
+            messages.bytes.withUnsafeBytes { all in
+                var from = 0
+                for end in ends {
+                    body(UnsafeRawBufferPointer(rebasing: all[from..<end]))
+                    from = end
+                }
+            }
+        }
+
+        /// Twice the slots, refilled by hashing the messages again (in order, so reading them
+        /// is sequential; keeping each hash cost 8 bytes a value for a source's life).
         private mutating func grow() {
             var bigger = [UInt64](repeating: 0, count: 2 * slots.count)
             let mask = bigger.count - 1
-            for (k, h) in hashes.enumerated() {
-                var i = Int(truncatingIfNeeded: h) & mask
-                while bigger[i] != 0 { i = (i + 1) & mask }
-                bigger[i] = Self.slot(k, h)
+            messages.bytes.withUnsafeBytes { all in
+                var from = 0
+                for (k, end) in ends.enumerated() {
+                    let h = Self.hash(UnsafeRawBufferPointer(rebasing: all[from..<end]))
+                    from = end
+                    var i = Int(truncatingIfNeeded: h) & mask
+                    while bigger[i] != 0 { i = (i + 1) & mask }
+                    bigger[i] = Self.slot(k, h)
+                }
             }
             slots = bigger
-        }
-
-        private static func same(_ a: EncodedValue, _ b: EncodedValue) -> Bool {
-            if case .string(let x) = a, case .string(let y) = b { return x.utf8.elementsEqual(y.utf8) }
-            return a == b
         }
 
         @inline(__always) private static func mix(_ a: UInt64, _ b: UInt64) -> UInt64 {
@@ -171,75 +263,22 @@ public enum VectorTileEncoder {
             return p.high ^ p.low
         }
 
-        static func hash(_ value: EncodedValue) -> UInt64 {
+        static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
             let k0: UInt64 = 0xa076_1d64_78bd_642f, k1: UInt64 = 0xe703_7ed1_a0b4_28db
-            switch value {
-            case .string(var s):
-                return s.withUTF8 { bytes in
-                    var h = mix(seed ^ k0, UInt64(bytes.count) ^ k1)
-                    var i = 0
-                    while i + 8 <= bytes.count {
-                        let word = UnsafeRawBufferPointer(bytes).loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                        h = mix(word ^ k0, h ^ k1)
-                        i += 8
-                    }
-                    var tail: UInt64 = 0
-                    var shift: UInt64 = 0
-                    while i < bytes.count {
-                        tail |= UInt64(bytes[i]) << shift
-                        shift += 8
-                        i += 1
-                    }
-                    return mix(tail ^ k0, h ^ k1)
-                }
-            case .double(let bits): return mix(bits ^ k0, seed ^ 3)
-            case .uint(let v): return mix(v ^ k0, seed ^ 5)
-            case .sint(let v): return mix(UInt64(bitPattern: v) ^ k0, seed ^ 6)
-            case .bool(let b): return mix((b ? 1 : 0) ^ k0, seed ^ 7)
+            var h = mix(seed ^ k0, UInt64(bytes.count) ^ k1)
+            var i = 0
+            while i + 8 <= bytes.count {
+                h = mix(bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self) ^ k0, h ^ k1)
+                i += 8
             }
-        }
-    }
-
-    /// A property value as it is written (so 1 and 1.0 share one entry, as they do in vt-pbf).
-    enum EncodedValue: Hashable {
-        case string(String)
-        case double(UInt64)
-        case uint(UInt64)
-        case sint(Int64)
-        case bool(Bool)
-
-        init?(_ value: JSONValue) {
-            switch value {
-            case .null: return nil
-            case .string(let s): self = .string(s)
-            case .bool(let b): self = .bool(b)
-            case .int(let v): self = v >= 0 ? .uint(UInt64(v)) : .sint(v)
-            case .uint(let v): self = .uint(v)
-            case .double(let d):
-                if d == d.rounded() && d >= 0 && d < 18446744073709551616.0 {
-                    self = .uint(UInt64(d))
-                } else if d == d.rounded() && d < 0 && d >= -9223372036854775808.0 {
-                    self = .sint(Int64(d))
-                } else {
-                    self = .double(d.bitPattern)
-                }
-            case .array, .object:
-                var w = JSONWriter()
-                w.writeValue(value)
-                self = .string(w.string)
+            var tail: UInt64 = 0
+            var shift: UInt64 = 0
+            while i < bytes.count {
+                tail |= UInt64(bytes[i]) << shift
+                shift += 8
+                i += 1
             }
-        }
-
-        var message: [UInt8] {
-            var w = ProtobufWriter()
-            switch self {
-            case .string(let s): w.stringField(1, s)
-            case .double(let bits): w.doubleField(3, Double(bitPattern: bits))
-            case .uint(let v): w.varintField(5, v)
-            case .sint(let v): w.varintField(6, ProtobufWriter.zigzag(v))
-            case .bool(let b): w.varintField(7, b ? 1 : 0)
-            }
-            return w.bytes
+            return mix(tail ^ k0, h ^ k1)
         }
     }
 
@@ -304,6 +343,34 @@ public enum VectorTileEncoder {
                 start = end
             }
         }
+    }
+}
+
+extension ProtobufWriter {
+    /// `value` as an MVT Value message (vt-pbf's choice of field); nothing and false for null.
+    /// Integral numbers are uint or sint (so 1 and 1.0 are written alike), arrays and objects
+    /// their JSON text.
+    mutating func mvtValue(_ value: JSONValue) -> Bool {
+        switch value {
+        case .null: return false
+        case .string(let s): stringField(1, s)
+        case .bool(let b): varintField(7, b ? 1 : 0)
+        case .int(let v): if v >= 0 { varintField(5, UInt64(v)) } else { varintField(6, Self.zigzag(v)) }
+        case .uint(let v): varintField(5, v)
+        case .double(let d):
+            if d == d.rounded() && d >= 0 && d < 18446744073709551616.0 {
+                varintField(5, UInt64(d))
+            } else if d == d.rounded() && d < 0 && d >= -9223372036854775808.0 {
+                varintField(6, Self.zigzag(Int64(d)))
+            } else {
+                doubleField(3, d)
+            }
+        case .array, .object:
+            var w = JSONWriter()
+            w.writeValue(value)
+            stringField(1, w.string)
+        }
+        return true
     }
 }
 
