@@ -511,7 +511,8 @@ class GeoJSONVT {
             return mc_tile_index_get_tile(handle_, z, x, y, pretty ? MC_SERIALIZE_PRETTY : 0u, out);
         });
     }
-    /// The tile as Mapbox Vector Tile bytes with one layer; empty for an empty tile.
+    /// The tile as Mapbox Vector Tile bytes with one layer; empty for an empty tile. The first MVT
+    /// a feature is written in interns its id and properties in the index (mapcore/tile.h).
     std::string tile_mvt(int z, int x, int y, const std::string &layer = "geojson") const {
         return detail::take_text(
             [&](mc_buf *out) { return mc_tile_index_get_tile_mvt(handle_, z, x, y, layer.c_str(), out); });

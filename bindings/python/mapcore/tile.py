@@ -55,7 +55,9 @@ class GeoJSONVT(Handle):
         return tile
 
     def get_tile_mvt(self, z: int, x: int, y: int, layer: str = "geojson") -> bytes | None:
-        """The tile as Mapbox Vector Tile bytes with one layer, or None for an empty tile."""
+        """The tile as Mapbox Vector Tile bytes with one layer, or None for an empty tile. The first MVT a feature
+        is written in interns its id and properties in the index (kept for the index's life), which makes later
+        tiles holding it faster to write."""
         data = take_bytes(lambda buf: lib.mc_tile_index_get_tile_mvt(self._handle, z, x, y, layer.encode(), buf))
         return data or None
 
