@@ -132,9 +132,7 @@ struct ProtobufWriter {
     }
 
     mutating func bytesField(_ field: UInt64, _ b: [UInt8]) {
-        key(field, .bytes)
-        varint(UInt64(b.count))
-        bytes.append(contentsOf: b)
+        b.withUnsafeBytes { bytesField(field, $0) }
     }
 
     mutating func bytesField(_ field: UInt64, _ b: UnsafeRawBufferPointer) {
