@@ -156,6 +156,48 @@ struct VectorTileFacts {
         #expect(refused == bytes.count - 1 && accepted == 0)
     }
 
+    /// Varints as protobuf's encoding defines them (seven bits a byte, low first, the high bit
+    /// set on all but the last byte), one at a time and packed. The writer makes them on the
+    /// stack and appends them a batch at a time, so no batch's edge may show; a feature is
+    /// written straight into its layer with a length worked out beforehand, so a long geometry
+    /// and a type of two bytes must come back whole.
+    @Test func varintsAndFeatureLengthsAsProtobufDefinesThem() throws {
+        func reference(_ v: UInt64) -> [UInt8] {
+            var v = v, out: [UInt8] = []
+            repeat {
+                let low = UInt8(v & 0x7F)
+                v >>= 7
+                out.append(v == 0 ? low : low | 0x80)
+            } while v != 0
+            return out
+        }
+        #expect(reference(300) == [0xAC, 0x02])  // the protobuf documentation's example
+        for v: UInt64 in [0, 1, 127, 128, 300, 16_383, 16_384, 1 << 32, UInt64.max] {
+            var w = ProtobufWriter()
+            w.varint(v)
+            #expect(w.bytes == reference(v), "\(v)")
+        }
+        // 2,000 values of one to five bytes, so that varints straddle every batch's edge.
+        let values = (0..<2000).map { i in UInt32(truncatingIfNeeded: (i &* 2_654_435_761) >> (i % 29)) }
+        #expect(Set(values.map { reference(UInt64($0)).count }) == [1, 2, 3, 4, 5])
+        var packed = ProtobufWriter()
+        packed.packedUInt32Field(4, values)
+        let body = values.flatMap { reference(UInt64($0)) }
+        #expect(packed.bytes == [0x22] + reference(UInt64(body.count)) + body)
+
+        // A line of 3,000 vertices (about 12 KB of commands) and a feature of type 200.
+        let line = (0..<3000).flatMap { i in [Double(i % 4096), Double((i * 7) % 4096)] }
+        let tile = try decode(
+            VectorTileEncoder.encode(
+                layer: "l", extent: 4096,
+                features: [feature(2, [line], id: .int(1)), feature(200, [[5, 5]], id: .int(2))]))
+        let features = tile.layers.first?.features ?? []
+        #expect(features.map(\.id) == [1, 2])
+        #expect(try features.first?.rings().first?.flatMap { [Double($0.x), Double($0.y)] } == line)
+        // MVT knows types 0-3: the decoder reads any other as 0 (unknown), after its whole field.
+        #expect(features.last?.type == 0)
+    }
+
     @Test func hostileMessagesAreRefused() {
         func refused(_ bytes: [UInt8]) -> MapCoreError? { thrown { () throws(MapCoreError) in _ = try decode(bytes) } }
         // A layer whose length runs past the end.

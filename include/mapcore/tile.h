@@ -78,7 +78,7 @@ MC_API int mc_tile_index_get_tile(mc_tile_index *index, int z, int x, int y, uin
  * are written as their JSON text, as MapLibre and vt-pbf do. An empty tile is an empty buffer
  * (len 0), which renderers read as "no content". Memory: the first MVT a feature is written in
  * interns its id and properties in the index, kept until the index is freed (for 1M points of
- * five properties about 110 MB, near the size of the parsed features), so each later tile
+ * five properties about 90 MB, less than the parsed features), so each later tile
  * holding it is written without looking its values up again. */
 MC_API int mc_tile_index_get_tile_mvt(mc_tile_index *index, int z, int x, int y, const char *layer,
                                       mc_buf *out);

@@ -4,6 +4,8 @@
 // property-heavy tile (1M points of five properties: 8 of 10 s over their z0-8 tiles). Interned,
 // a feature's tags are a few numbers, and a tile's tables are made by numbers, not by values.
 
+import CMapCoreKernels
+
 /// The MVT ids and tags of a `TileInputs`' features, each feature interned the first time a
 /// tile holding it is encoded: its id as MVT writes it and its non-null properties as
 /// (key, value) numbers into tables of every key and value seen, values held as the messages
@@ -29,15 +31,22 @@ private struct State {
     private var starts: [Int] = []
     /// Per interned input: (tag count << 1 | has id); the id's low and high halves when it has
     /// one; then per tag: (key number << 2 | the value is written here << 1 | the value is used
-    /// once so far), the value number, and, in the entry that met the value first, its message
-    /// (its length in bytes, in one word or, from 2^31 bytes, two; then its bytes in words).
-    /// Values used once (names, ids) are most of a big source's values: a tile numbers them
-    /// without looking them up (each is new, and met once) and copies them from beside the tag
-    /// (a value table elsewhere costs a cache miss or two per value).
+    /// once so far), the value's shared number (once it is used twice), and, in the entry that
+    /// met the value first, its message (its length in bytes, in one word or, from 2^31 bytes,
+    /// two; then its bytes in words). Values used once (names, ids) are most of a big source's
+    /// values: a tile numbers them without looking them up (each is new, and met once) and
+    /// copies them from beside the tag (a value table elsewhere costs a cache miss or two per
+    /// value).
     private var entries: [UInt32] = []
     /// Per value number: where in `entries` the first word of its first use (which holds its
-    /// message) is.
+    /// message) is. Needed only while inputs are interned.
     private var firstUse: [Int] = []
+    /// The messages of the values used more than once, by shared number: value s is
+    /// `sharedBytes[sharedStarts[s]..<sharedStarts[s + 1]]`. Numbered apart from all values, so
+    /// that a tile's lookups of them stay in a few hot pages (of 1M points' 2.2M values, 0.2M
+    /// are shared; the values' own numbers scattered each lookup over megabytes).
+    private var sharedBytes: [UInt8] = []
+    private var sharedStarts: [Int] = [0]
     private var keys: [String] = []
     /// How many inputs are interned. Once all are, the tables that intern more (about half the
     /// memory) are let go.
@@ -46,10 +55,11 @@ private struct State {
     private var values = VectorTileEncoder.ValueTable(expected: 0)
     /// The key numbers of the last object's keys (objects of one source mostly share theirs).
     private var lastKeys: [String] = [], lastKeyNumbers: [UInt32] = []
-    /// Per key and value number: its index + 1 in the tile being renumbered, 0 if not in it.
+    /// Per key and shared number: its index + 1 in the tile being renumbered, 0 if not in it.
     /// Only entries set for that tile are set back to 0 after it.
     private var keyInTile: [UInt32] = [], valueInTile: [UInt32] = []
-    /// Per input, a bit: whether it is in the tile being renumbered (all 0 between tiles).
+    /// Per input, a bit: whether it is in the tile being renumbered, then whether it is in it
+    /// twice (all 0 between tiles).
     private var inTile: [UInt64] = []
 
     mutating func layer(_ refs: [Int32], inputs: TileInputs) -> LayerHeads {
@@ -59,11 +69,17 @@ private struct State {
         }
         // Every feature is interned before any is renumbered, so a value marked as used once is
         // used by one feature of this tile, and once unless that feature is in the tile twice
-        // (a copy wrapped across the antimeridian).
+        // (a copy wrapped across the antimeridian): those features are listed in `twice`.
         var at: [Int] = []
         at.reserveCapacity(refs.count)
-        var repeated = false
-        for ref in refs {
+        var twice = Set<Int32>()
+        for (i, ref) in refs.enumerated() {
+            if i + 16 < refs.count {
+                let next = Int(refs[i + 16])
+                starts.withUnsafeBufferPointer { s in
+                    if next >= 0, next < s.count, let base = s.baseAddress { mc_prefetch(base + next) }
+                }
+            }
             guard ref >= 0, Int(ref) < starts.count else {
                 at.append(-1)
                 continue
@@ -75,10 +91,14 @@ private struct State {
                 if interned == starts.count { letInterningTablesGo() }
             }
             at.append(starts[r])
-            repeated = repeated || inTile[r >> 6] & 1 << (r & 63) != 0
+            if inTile[r >> 6] & 1 << (r & 63) != 0 { twice.insert(ref) }
             inTile[r >> 6] |= 1 << (r & 63)
         }
         for ref in refs where ref >= 0 && Int(ref) < starts.count { inTile[Int(ref) >> 6] = 0 }
+        // From here on, `inTile` marks the features in the tile twice (a bit is cheaper to test
+        // than a set; big tiles at low zooms hold the wrapped copies).
+        for ref in twice { inTile[Int(ref) >> 6] |= 1 << (Int(ref) & 63) }
+        defer { for ref in twice { inTile[Int(ref) >> 6] = 0 } }
 
         var out = LayerHeads()
         out.ends.reserveCapacity(refs.count)
@@ -86,58 +106,87 @@ private struct State {
         var tileKeys: [Int] = [], tileShared: [Int] = []
         var tileValues: UInt32 = 0
         var tags: [UInt32] = []
-        let entries = self.entries
+        // A feature in the tile twice numbers its once-used values by where their message is
+        // (they have no shared number).
+        var onceInTile: [Int: UInt32] = [:]
+        let entries = self.entries, sharedBytes = self.sharedBytes, sharedStarts = self.sharedStarts
         entries.withUnsafeBufferPointer { e in
-            let bytes = UnsafeRawBufferPointer(e)
-            for var p in at {
-                guard p >= 0 else {
-                    out.ends.append(out.heads.bytes.count)
-                    continue
-                }
-                let head = e[p]
-                p += 1
-                if head & 1 != 0 {
-                    out.heads.varintField(1, UInt64(e[p]) | UInt64(e[p + 1]) << 32)
-                    p += 2
-                }
-                tags.removeAll(keepingCapacity: true)
-                for _ in 0..<Int(head >> 1) {
-                    let word = e[p], value = Int(e[p + 1])
-                    let key = Int(word >> 2)
-                    var k = keyInTile[key]
-                    if k == 0 {
-                        tileKeys.append(key)
-                        k = UInt32(truncatingIfNeeded: tileKeys.count)
-                        keyInTile[key] = k
+            sharedBytes.withUnsafeBytes { shared in
+                let bytes = UnsafeRawBufferPointer(e)
+                // A deep tile's features are scattered through the entries (input order), so each
+                // entry is a cache miss; they are asked for `ahead` features early, to overlap.
+                let ahead = 8
+                for (i, var p) in at.enumerated() {
+                    if i + ahead < at.count, at[i + ahead] >= 0, let base = e.baseAddress {
+                        let next = base + at[i + ahead]
+                        mc_prefetch(next)
+                        mc_prefetch(UnsafeRawPointer(next) + 64)
                     }
-                    tags.append(k - 1)
-                    var message: UnsafeRawBufferPointer?
-                    if word & 2 != 0 {
-                        let written = Self.message(e, bytes, at: p)
-                        message = written.bytes
-                        p += written.words
-                    } else {
-                        p += 2
-                    }
-                    if word & 1 != 0 && !repeated, let message {
-                        // Used once: new in this tile, and met once.
-                        out.tables.values.bytesField(4, message)
-                        tags.append(tileValues)
-                        tileValues += 1
+                    guard p >= 0 else {
+                        out.ends.append(out.heads.bytes.count)
                         continue
                     }
-                    var v = valueInTile[value]
-                    if v == 0 {
-                        out.tables.values.bytesField(4, message ?? Self.message(e, bytes, at: firstUse[value]).bytes)
-                        tileShared.append(value)
-                        tileValues += 1
-                        v = tileValues
-                        valueInTile[value] = v
+                    let head = e[p]
+                    p += 1
+                    let r = Int(refs[i])
+                    let once = twice.isEmpty || inTile[r >> 6] & 1 << (r & 63) == 0
+                    if head & 1 != 0 {
+                        out.heads.varintField(1, UInt64(e[p]) | UInt64(e[p + 1]) << 32)
+                        p += 2
                     }
-                    tags.append(v - 1)
+                    tags.removeAll(keepingCapacity: true)
+                    for _ in 0..<Int(head >> 1) {
+                        let word = e[p], value = Int(e[p + 1]), tagAt = p
+                        let key = Int(word >> 2)
+                        var k = keyInTile[key]
+                        if k == 0 {
+                            tileKeys.append(key)
+                            k = UInt32(truncatingIfNeeded: tileKeys.count)
+                            keyInTile[key] = k
+                        }
+                        tags.append(k - 1)
+                        var message: UnsafeRawBufferPointer?
+                        if word & 2 != 0 {
+                            let written = Self.message(e, bytes, at: p)
+                            message = written.bytes
+                            p += written.words
+                        } else {
+                            p += 2
+                        }
+                        if word & 1 != 0, let message {
+                            // Used once: new in this tile, and met once (unless its feature is in
+                            // the tile twice).
+                            if once {
+                                out.tables.values.bytesField(4, message)
+                                tags.append(tileValues)
+                                tileValues += 1
+                            } else if let v = onceInTile[tagAt] {
+                                tags.append(v)
+                            } else {
+                                out.tables.values.bytesField(4, message)
+                                onceInTile[tagAt] = tileValues
+                                tags.append(tileValues)
+                                tileValues += 1
+                            }
+                            continue
+                        }
+                        var v = valueInTile[value]
+                        if v == 0 {
+                            out.tables.values.bytesField(
+                                4,
+                                message
+                                    ?? UnsafeRawBufferPointer(
+                                        rebasing: shared[sharedStarts[value]..<sharedStarts[value + 1]]))
+                            tileShared.append(value)
+                            tileValues += 1
+                            v = tileValues
+                            valueInTile[value] = v
+                        }
+                        tags.append(v - 1)
+                    }
+                    if !tags.isEmpty { out.heads.packedUInt32Field(2, tags) }
+                    out.ends.append(out.heads.bytes.count)
                 }
-                if !tags.isEmpty { out.heads.packedUInt32Field(2, tags) }
-                out.ends.append(out.heads.bytes.count)
             }
         }
         for key in tileKeys {
@@ -164,6 +213,7 @@ private struct State {
 
     private mutating func letInterningTablesGo() {
         values = VectorTileEncoder.ValueTable(expected: 0)
+        firstUse = []
         keyNumbers = [:]
         lastKeys = []
         lastKeyNumbers = []
@@ -194,7 +244,7 @@ private struct State {
                 if Int(v) == firstUse.count {
                     firstUse.append(entries.count)
                     entries.append(key | 3)
-                    entries.append(v)
+                    entries.append(0)  // its shared number, if it comes to have one
                     values.withMessage(Int(v)) { message in
                         if message.count < 1 << 31 {
                             entries.append(UInt32(truncatingIfNeeded: message.count))
@@ -213,17 +263,22 @@ private struct State {
                         if message.count & 3 != 0 { entries.append(word) }
                     }
                 } else {
-                    entries[firstUse[Int(v)]] &= ~1
+                    let first = firstUse[Int(v)]
+                    if entries[first] & 1 != 0 {
+                        // Met a second time: it is shared from now on.
+                        entries[first] &= ~1
+                        entries[first + 1] = UInt32(truncatingIfNeeded: valueInTile.count)
+                        values.withMessage(Int(v)) { sharedBytes.append(contentsOf: $0) }
+                        sharedStarts.append(sharedBytes.count)
+                        valueInTile.append(0)
+                    }
                     entries.append(key)
-                    entries.append(v)
+                    entries.append(entries[first + 1])
                 }
                 count += 1
             }
         }
         entries[start] = count << 1 | head
-        if valueInTile.count < values.count {
-            valueInTile.append(contentsOf: repeatElement(0, count: values.count - valueInTile.count))
-        }
         return start
     }
 

@@ -115,18 +115,37 @@ struct ProtobufReader {
 struct ProtobufWriter {
     var bytes: [UInt8] = []
 
-    mutating func varint(_ v: UInt64) {
-        var v = v
-        while v >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
-            v >>= 7
+    /// A varint of more than one byte is made on the stack and appended at once: each append
+    /// of a byte checks the array's uniqueness and capacity.
+    @inline(__always) mutating func varint(_ v: UInt64) {
+        guard v >= 0x80 else {
+            bytes.append(UInt8(v))
+            return
         }
-        bytes.append(UInt8(v))
+        var room: (UInt64, UInt64) = (0, 0)
+        withUnsafeMutableBytes(of: &room) { b in
+            let n = Self.writeVarint(v, to: b, at: 0)
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: b[..<n]))
+        }
     }
 
-    mutating func key(_ field: UInt64, _ wire: ProtobufReader.WireType) { varint(field << 3 | UInt64(wire.rawValue)) }
+    /// Writes the varint of `v` at `at` (room for 10 bytes is the caller's); returns where it ends.
+    @inline(__always) static func writeVarint(_ v: UInt64, to b: UnsafeMutableRawBufferPointer, at: Int) -> Int {
+        var v = v, n = at
+        while v >= 0x80 {
+            b[n] = UInt8(truncatingIfNeeded: v) | 0x80
+            v >>= 7
+            n += 1
+        }
+        b[n] = UInt8(v)
+        return n + 1
+    }
 
-    mutating func varintField(_ field: UInt64, _ v: UInt64) {
+    @inline(__always) mutating func key(_ field: UInt64, _ wire: ProtobufReader.WireType) {
+        varint(field << 3 | UInt64(wire.rawValue))
+    }
+
+    @inline(__always) mutating func varintField(_ field: UInt64, _ v: UInt64) {
         key(field, .varint)
         varint(v)
     }
@@ -155,11 +174,33 @@ struct ProtobufWriter {
 
     /// Written in place: the length is the sum of the values' varint sizes.
     mutating func packedUInt32Field(_ field: UInt64, _ values: [UInt32]) {
+        packedUInt32Field(field, values, length: Self.packedLength(values))
+    }
+
+    /// The same, with the length known (`packedLength(values)`). The varints are made a few
+    /// hundred bytes at a time on the stack, and appended at once.
+    mutating func packedUInt32Field(_ field: UInt64, _ values: [UInt32], length: UInt64) {
         key(field, .bytes)
-        var length: UInt64 = 0
-        for v in values { length += Self.varintSize(UInt64(v)) }
         varint(length)
-        for v in values { varint(UInt64(v)) }
+        let room = 320
+        withUnsafeTemporaryAllocation(byteCount: room, alignment: 8) { b in
+            var n = 0
+            for v in values {
+                n = Self.writeVarint(UInt64(v), to: b, at: n)
+                if n > room - 10 {
+                    bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: b[..<n]))
+                    n = 0
+                }
+            }
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: b[..<n]))
+        }
+    }
+
+    /// The bytes of the varints of `values`.
+    static func packedLength(_ values: [UInt32]) -> UInt64 {
+        var length: UInt64 = 0
+        for v in values { length += varintSize(UInt64(v)) }
+        return length
     }
 
     /// Bytes in the varint of `v`: one per started 7 bits.

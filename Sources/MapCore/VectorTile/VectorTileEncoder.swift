@@ -80,23 +80,27 @@ public enum VectorTileEncoder {
                 }
             }
             if !tags.isEmpty { feature.packedUInt32Field(2, tags) }
-            add(type: type, geometry: geometry)
+            let head = feature.bytes
+            head.withUnsafeBytes { add(type: type, head: $0, geometry: geometry) }
         }
 
         /// Adds a feature whose id and tags fields are written already (`head`, indexing the
-        /// tables given to `finish(extent:tables:)`).
+        /// tables given to `finish(extent:tables:)`). The feature is written straight into the
+        /// layer: its length is known once its geometry's commands are.
         mutating func add(type: UInt8, head: UnsafeRawBufferPointer, geometry: (inout CommandWriter) -> Void) {
-            feature.bytes.removeAll(keepingCapacity: true)
-            feature.bytes.append(contentsOf: head)
-            add(type: type, geometry: geometry)
-        }
-
-        private mutating func add(type: UInt8, geometry: (inout CommandWriter) -> Void) {
-            feature.varintField(3, UInt64(type))
             commands.reset()
             geometry(&commands)
-            feature.packedUInt32Field(4, commands.out)
-            layer.bytesField(2, feature.bytes)
+            let geometryLength = ProtobufWriter.packedLength(commands.out)
+            // The type's field (a one-byte key and the type), the geometry's key (one byte) and
+            // length, and the geometry.
+            let length =
+                UInt64(head.count) + 1 + ProtobufWriter.varintSize(UInt64(type)) + 1
+                + ProtobufWriter.varintSize(geometryLength) + geometryLength
+            layer.key(2, .bytes)
+            layer.varint(length)
+            layer.bytes.append(contentsOf: head)
+            layer.varintField(3, UInt64(type))
+            layer.packedUInt32Field(4, commands.out, length: geometryLength)
         }
 
         /// The layer's tables (of the features whose tags were looked up here) and extent, and
