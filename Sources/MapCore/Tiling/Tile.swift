@@ -78,7 +78,12 @@ final class IndexedTile {
         // Native's polygon fix-up (a wagyu union) outputs rings that depend on that orientation.
         // MapCore keeps them too, but winds them consistently (see windConsistently).
         let rewinds = options.compatibility == .geojsonVT
-        for f in features { flat.add(f, tolerance: tolerance, lineMetrics: options.lineMetrics, rewinds: rewinds) }
+        // Through a pointer: iterating the array copied each feature (a retain and a release).
+        features.withUnsafeBufferPointer { all in
+            for i in all.indices {
+                flat.add(all[i], tolerance: tolerance, lineMetrics: options.lineMetrics, rewinds: rewinds)
+            }
+        }
         flat.transform(extent: extent, z: z, x: x, y: y)
         scratch.give(flat.compact())
         return flat
@@ -181,7 +186,7 @@ private struct FlatFeatures: Sendable {
         return room
     }
 
-    mutating func add(_ feature: ProjectedFeature, tolerance: Double, lineMetrics: Bool, rewinds: Bool) {
+    mutating func add(_ feature: borrowing ProjectedFeature, tolerance: Double, lineMetrics: Bool, rewinds: Bool) {
         let firstRun = runEnds.count
         var outerRings: [Bool] = []  // per kept polygon ring, when rings are not rewound
         switch feature.geometry {
@@ -230,17 +235,24 @@ private struct FlatFeatures: Sendable {
     /// and a ring smaller than its square.
     private mutating func addLine(_ line: ProjectedLine, tolerance: Double, polygon: Bool, outer: Bool, rewinds: Bool) {
         let sqTolerance = tolerance * tolerance
-        let c = line.coords
         if tolerance > 0 && line.size < (polygon ? sqTolerance : tolerance) { return }
         let start = coords.count
-        var i = 0
-        while i + 2 < c.count {
-            if tolerance == 0 || c[i + 2] > sqTolerance {
-                coords.append(c[i])
-                coords.append(c[i + 1])
+        // Room for every pair, then each pair written and kept or not without a branch (which
+        // vertices a zoom keeps is random to the CPU), then what was not kept taken off again.
+        let pairs = line.coords.count / 3
+        coords.append(contentsOf: repeatElement(0, count: 2 * pairs))
+        var end = start
+        let keepAll = tolerance == 0
+        line.coords.withUnsafeBufferPointer { c in
+            coords.withUnsafeMutableBufferPointer { out in
+                for p in 0..<pairs {
+                    out[end] = c[3 * p]
+                    out[end + 1] = c[3 * p + 1]
+                    end += keepAll || c[3 * p + 2] > sqTolerance ? 2 : 0
+                }
             }
-            i += 3
         }
+        coords.removeLast(coords.count - end)
         if polygon && rewinds && (shoelace(start..<coords.count) > 0) == outer { reverse(start..<coords.count) }
         runEnds.append(coords.count)
     }
