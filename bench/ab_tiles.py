@@ -1,0 +1,100 @@
+"""A/B benchmark of two MapCore builds' tiles (a change to tiling or MVT must not change the bytes).
+
+usage: python3 bench/ab_tiles.py LIB_A LIB_B [ROUNDS] [FILE ...]
+       (e.g. the release libmapcore.so of main and of a branch; ROUNDS default 2; FILEs default the
+       1M random points, cities500 and the 100k random polygons of bench/data, which bench_cluster.py
+       and bench_tiles.py make)
+
+Each round runs both libraries in fresh child processes, alternating which goes first. A child
+builds a geojson-vt index with its defaults, asks for every tile of zooms 0-8 that has data as MVT
+(the first request of a tile makes and encodes it), then for every one again (encoding only), then
+for the z0 tile once more. It prints each round, the medians and B/A per file. The two libraries
+must write the same bytes for every tile (a digest of all of them); the script fails otherwise.
+"""
+import json
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+CHILD = r"""
+import gc, hashlib, json, sys, time
+sys.path.insert(0, sys.argv[1])
+import mapcore
+doc = mapcore.GeoJSON(open(sys.argv[2], "rb").read())
+t = time.perf_counter()
+index = mapcore.GeoJSONVT(doc)
+build = time.perf_counter() - t
+gc.disable()
+digest = hashlib.sha256()
+coords, frontier = [], [(0, 0, 0)]
+t = time.perf_counter()
+while frontier:
+    z, x, y = frontier.pop()
+    tile = index.get_tile_mvt(z, x, y)
+    if tile is None:
+        continue
+    coords.append((z, x, y))
+    digest.update(f"{z}/{x}/{y}:".encode() + tile)
+    if z < 8:
+        frontier += [(z + 1, 2 * x + dx, 2 * y + dy) for dx in (0, 1) for dy in (0, 1)]
+first = time.perf_counter() - t
+t = time.perf_counter()
+size = sum(len(index.get_tile_mvt(*c) or b"") for c in coords)
+again = time.perf_counter() - t
+t = time.perf_counter()
+index.get_tile_mvt(0, 0, 0)
+z0 = time.perf_counter() - t
+print(json.dumps({"build": build, "first": first, "again": again, "z0": z0, "tiles": len(coords),
+                  "bytes": size, "digest": digest.hexdigest()}))
+"""
+FIGURES = (("first", "z0-8 made and encoded"), ("again", "the same, encoding only"), ("z0", "z0 tile, encoding only"),
+           ("build", "index build"))
+
+
+def child(lib, path):
+    env = {"MAPCORE_LIBRARY": str(Path(lib).resolve()), "PATH": "/usr/bin:/bin"}
+    out = subprocess.run([sys.executable, "-c", CHILD, str(HERE.parent / "bindings" / "python"), str(path)],
+                         env=env, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    lib_a, lib_b = sys.argv[1], sys.argv[2]
+    rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 2
+    files = [Path(f) for f in sys.argv[4:]] or [
+        HERE / "data" / name for name in ("points-1000000.geojson", "cities500.geojson", "polygons-100000x50.geojson")]
+    missing = [str(f) for f in files if not f.exists()]
+    if missing:
+        sys.exit(f"missing {', '.join(missing)}: run bench_cluster.py and bench_tiles.py once to make them")
+    with open("/proc/loadavg") as f:
+        print(f"{rounds} rounds; load average before: {f.read().split()[:3]}")
+    same = True
+    for path in files:
+        runs = {"A": [], "B": []}
+        for r in range(rounds):
+            for name in (("A", "B") if r % 2 == 0 else ("B", "A")):
+                runs[name].append(child(lib_a if name == "A" else lib_b, path))
+            a, b = runs["A"][-1], runs["B"][-1]
+            print(f"{path.name} round {r + 1}: " + "   ".join(
+                f"{label} A {a[key]:.3f} s B {b[key]:.3f} s" for key, label in FIGURES[:3]))
+        digests = {run["digest"] for run in runs["A"] + runs["B"]}
+        same = same and len(digests) == 1
+        first = runs["A"][0]
+        print(f"{path.name}: {first['tiles']:,} tiles, {first['bytes'] / 1e6:.1f} MB of MVT; same bytes: "
+              + ("yes" if len(digests) == 1 else f"NO ({len(digests)} digests)"))
+        for key, label in FIGURES:
+            ma = statistics.median(run[key] for run in runs["A"])
+            mb = statistics.median(run[key] for run in runs["B"])
+            print(f"  median {label:26}: A {ma:.3f} s  B {mb:.3f} s  B/A {mb / ma:.2f}")
+    with open("/proc/loadavg") as f:
+        print(f"load average after: {f.read().split()[:3]}")
+    if not same:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
