@@ -9,8 +9,9 @@ SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # `pip install` (PEP 668), and the project should not change the system's packages anyway.
 VENV   := $(BUILD)/venv
 PY     := $(VENV)/bin/python
+PYEXT  := bindings/python/mapcore/_dicts.abi3.so
 APT_PACKAGES := libgeos-dev libcurl4-openssl-dev zlib1g-dev libsqlite3-dev sqlite3 cmake pkg-config valgrind time \
-	openssl python3-venv
+	openssl python3-venv python3-dev
 # MapLibre Native (PyPI mapli), which the demo and the tile tests render with, needs EGL and Mesa.
 RENDER_APT_PACKAGES := libegl1 libegl-mesa0 libgl1-mesa-dri libgles2
 RENDER_PIP_PACKAGES := mapli
@@ -66,6 +67,11 @@ wheel: build venv
 	  $(PY) -m pip install -q $(WHEEL_PIP_PACKAGES)
 	rm -rf $(BUILD)/wheel
 	bindings/python/wheel.sh $(BUILD)/wheel $(PY)
+
+# The Python package's optional C extension, built in place (as `pip install -e` would), so the tests,
+# benchmarks and examples run with it as an installed package does.
+$(PYEXT): bindings/python/mapcore/_dicts.c bindings/python/setup.py | test-deps
+	cd bindings/python && $(abspath $(PY)) -W ignore setup.py -q build_ext --inplace
 
 demo: build render-deps
 	@echo "== mapcore info data/places.geojson"
@@ -171,10 +177,10 @@ lint: test-deps
 	$(PY) -m pyflakes bindings/python bench examples Tests/lint
 	$(PY) -m mypy --strict --cache-dir $(BUILD)/mypy-cache bindings/python/mapcore
 
-test-python: build test-deps
+test-python: build test-deps $(PYEXT)
 	$(PY) -m pytest -q bindings/python/tests
 
-bench: build test-deps
+bench: build test-deps $(PYEXT)
 	$(PY) bench/bench_geometry.py
 	$(PY) bench/bench_geojson.py
 	$(PY) bench/bench_expressions.py

@@ -173,8 +173,19 @@ def run(name, path):
             lib.mc_buf_dispose(ctypes.byref(buf))
         return total
 
-    def mc_all_zooms_dicts():
-        return sum(len(mc.get_clusters(world, z)) for z in range(17))
+    def mc_all_zooms_dicts(index=mc):
+        return sum(len(index.get_clusters(world, z)) for z in range(17))
+
+    def mc_all_zooms_dicts_python():
+        """The same first sweep on a fresh index, with the package's Python passes instead of
+        its C extension (mapcore/_dicts.c): what a build without a C compiler gets."""
+        import mapcore.cluster
+        fresh = mapcore.Supercluster().load(g)
+        ext, mapcore.cluster._dicts = mapcore.cluster._dicts, None
+        try:
+            return mc_all_zooms_dicts(fresh)
+        finally:
+            mapcore.cluster._dicts = ext
 
     def py_all_zooms():
         return sum(len(py.getClusters(top_left=(-180, 85), bottom_right=(180, -85), zoom=z)) for z in range(17))
@@ -184,10 +195,13 @@ def run(name, path):
     t2, text_bytes = seconds(mc_all_zooms_geojson_text)
     t3, py_items = seconds(py_all_zooms)
     t4, mc_dicts = seconds(mc_all_zooms_dicts)
+    t4b, _ = seconds(mc_all_zooms_dicts_python)
+    import mapcore.cluster
+    ext = "C extension" if mapcore.cluster._dicts is not None else "NOT BUILT: Python passes"
     print(f"getClusters z0-16 MapCore {t1:6.3f} s flat into a reused buffer ({items:,} items)   {t1b:6.3f} s flat, "
           f"new array per call   {t2:6.3f} s as GeoJSON text ({text_bytes / 1e6:.0f} MB)   "
-          f"{t4:6.3f} s as GeoJSON dicts ({mc_dicts:,}, properties included)   "
-          f"pysupercluster {t3:6.3f} s ({py_items:,} dicts)")
+          f"{t4:6.3f} s as GeoJSON dicts, first sweep ({mc_dicts:,}, properties included; {ext}), "
+          f"{t4b:6.3f} s with the Python passes   pysupercluster {t3:6.3f} s ({py_items:,} dicts)")
 
     # What a first dict sweep fetches: every point's feature by input index, in one call
     # (mc_cluster_index_get_features; written on the two threads).

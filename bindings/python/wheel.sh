@@ -21,7 +21,8 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/src" "$work/raw"
 cp -R "$repo/bindings/python/mapcore" "$repo/bindings/python/setup.py" "$repo/bindings/python/pyproject.toml" \
   "$work/src/"
-find "$work/src" -name __pycache__ -prune -exec rm -rf {} + -o -name 'libmapcore.so*' -exec rm -f {} +
+find "$work/src" -name __pycache__ -prune -exec rm -rf {} + \
+  -o \( -name 'libmapcore.so*' -o -name '_dicts*.so' \) -exec rm -f {} +
 # The licences of what travels inside: the Debian copyright file of every package whose library
 # libmapcore.so loads (a superset of what auditwheel vendors; GEOS is LGPL-2.1, which asks for its
 # text to go with the binary) and the common licence texts those files point to.

@@ -17,6 +17,11 @@ from ._lib import (MC_E_BUFFER_TOO_SMALL, Buf, Compiled, Handle, check, collecto
 from . import interop
 from .geojson import GeoJSON, as_geojson
 
+try:
+    from . import _dicts
+except ImportError:  # built without a C compiler or Python's headers: the passes below do the same
+    _dicts = None  # type: ignore[assignment]
+
 if TYPE_CHECKING:
     from ._lib import BBoxLike, GeoJSONLike
 
@@ -163,13 +168,16 @@ def _put_clusters(out: list[Any], at: list[int], items: Any) -> None:
         out[k] = _cluster_dict(cid, lng, lat, count)
 
 
-def _dicts_of_items(items: Any, inputs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def _dicts_of_items(items: Any, inputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """getClusters' features from flat items, as supercluster JS makes them: a point is its input
     feature dict itself (not a copy), a cluster a new feature with the four standard properties.
     Only for indexes loaded from feature dicts without clusterProperties."""
     if not len(items):
         return []
     with collector_paused(len(items) > 10000):
+        if _dicts is not None:
+            out: list[dict[str, Any]] = _dicts.assemble(ctypes.addressof(items), len(items), inputs, True)
+            return out
         ids, clusters = _ids_and_clusters(items)
         for k in clusters:
             ids[k] = 0  # any input: the cluster takes its place below
@@ -202,6 +210,14 @@ class _Kept:
         """How many points' features are kept."""
         return len(self.need) - 1 - self.need.count(1)
 
+    def add(self, ids: list[int], fetch: Any) -> None:
+        """Fetches and keeps the features of the points `ids` (none kept yet), in one call."""
+        if ids:
+            dicts, need = self.dicts, self.need
+            for cid, feature in zip(ids, fetch(ids)):
+                dicts[cid] = feature
+                need[cid] = 0
+
 
 def _dicts_fetching(items: Any, kept: _Kept, fetch: Any, plain: bool) -> list[dict[str, Any]]:
     """The same, for an index whose features only the library holds: a point is the dict kept
@@ -210,21 +226,25 @@ def _dicts_fetching(items: Any, kept: _Kept, fetch: Any, plain: bool) -> list[di
     if not len(items):
         return []
     with collector_paused(len(items) > 10000):
-        ids, clusters = _ids_and_clusters(items)
-        cluster_ids = [ids[k] for k in clusters]
-        spare = len(kept.dicts) - 1
-        for k in clusters:
-            ids[k] = spare
-        missing = list(compress(ids, map(kept.need.__getitem__, ids)))
-        if missing:
-            dicts, need = kept.dicts, kept.need
-            for cid, feature in zip(missing, fetch(missing)):
-                dicts[cid] = feature
-                need[cid] = 0
-        out = _pick(kept.dicts, ids)
-        if plain:
-            _put_clusters(out, clusters, items)
-        elif clusters:
+        if _dicts is not None:
+            address = ctypes.addressof(items)
+            kept.add(_dicts.missing(address, len(items), kept.dicts), fetch)
+            out: list[dict[str, Any]] = _dicts.assemble(address, len(items), kept.dicts, plain)
+            if plain:
+                return out
+            ids, clusters = _ids_and_clusters(items)
+            cluster_ids = [ids[k] for k in clusters]
+        else:
+            ids, clusters = _ids_and_clusters(items)
+            cluster_ids = [ids[k] for k in clusters]
+            for k in clusters:
+                ids[k] = len(kept.dicts) - 1
+            kept.add(list(compress(ids, map(kept.need.__getitem__, ids))), fetch)
+            out = _pick(kept.dicts, ids)
+            if plain:
+                _put_clusters(out, clusters, items)
+                return out
+        if clusters:
             for k, feature in zip(clusters, fetch(cluster_ids)):
                 out[k] = feature
     return out

@@ -16,6 +16,16 @@ PLACES = json.loads((FIXTURES / "places.json").read_text())
 WORLD = (-180, -85, 180, 85)
 
 
+@pytest.fixture(params=["C", "Python"])
+def dict_passes(request, monkeypatch):
+    """Runs a test with the dicts of answers built by the C extension (mapcore/_dicts.c, built
+    in place by `make test`) and again by the package's Python passes (a build without it)."""
+    assert mapcore.cluster._dicts is not None, "the C extension is not built: make test builds it"
+    if request.param == "Python":
+        monkeypatch.setattr(mapcore.cluster, "_dicts", None)
+    return request.param
+
+
 def test_supercluster_tile_matches_upstream_fixture():
     index = mapcore.Supercluster().load(PLACES["features"])
     expected = json.loads((FIXTURES / "places-z0-0-0.json").read_text())
@@ -186,7 +196,7 @@ def _random_points(n, seed):
 
 
 @pytest.mark.parametrize("features", [PLACES["features"], _random_points(60000, 7)], ids=["places", "random"])
-def test_dicts_loaded_from_a_list_come_back_as_the_library_writes_them(features):
+def test_dicts_loaded_from_a_list_come_back_as_the_library_writes_them(features, dict_passes):
     """After load(list of dicts), getClusters and getLeaves build their dicts in Python from the
     flat items (points are the input dicts, as in supercluster JS); the same index loaded from
     a handle writes them as GeoJSON in the library. Both must agree everywhere, including
@@ -211,7 +221,7 @@ def test_dicts_loaded_from_a_list_come_back_as_the_library_writes_them(features)
     assert points and all(id(p) in index for p in points) and all(id(leaf) in index for leaf in leaves)
 
 
-def test_point_dicts_load_as_coordinates_first_and_answer_as_the_json_way():
+def test_point_dicts_load_as_coordinates_first_and_answer_as_the_json_way(dict_passes):
     """load(list of Point feature dicts) gives the library the coordinates only, and the GeoJSON
     at the first get_tile: every answer equals the JSON way's, ids included; getChildren, as
     getClusters and getLeaves, hands back the input dicts for points."""
@@ -298,7 +308,7 @@ def test_dicts_with_cluster_properties_or_from_other_inputs_are_written_by_the_l
 
 
 @pytest.mark.parametrize("as_handle", [False, True], ids=["list of dicts", "GeoJSON handle"])
-def test_dict_results_stay_paired_with_their_load_under_threads(as_handle):
+def test_dict_results_stay_paired_with_their_load_under_threads(as_handle, dict_passes):
     """A reader on the dict path while another thread loads data of different lengths: every
     result is one load's points, never items of one load mapped onto the dicts of another. From
     a list the points are the input dicts; from a handle, dicts fetched from the library and kept
@@ -340,7 +350,7 @@ def _written_by_library(index, call, *args):
 
 
 @pytest.mark.parametrize("way", ["list", "text", "aggregates"])
-def test_answers_of_one_item_are_the_features_the_library_writes(way):
+def test_answers_of_one_item_are_the_features_the_library_writes(way, dict_passes):
     """An answer of a single point or a single cluster (picked alone, not through itemgetter's
     tuple), from input dicts, from fetched features, and fetched clusters with aggregates."""
     features = [{"type": "Feature", "properties": {"n": i},
@@ -368,7 +378,7 @@ def test_answers_of_one_item_are_the_features_the_library_writes(way):
 
 @pytest.mark.parametrize("options", [{}, {"cluster_properties": {"sum": ["+", ["get", "scalerank"]]}},
                                      {"generate_id": True}], ids=["plain", "aggregates", "generate_id"])
-def test_dicts_of_an_index_of_text_are_the_features_the_library_writes(options):
+def test_dicts_of_an_index_of_text_are_the_features_the_library_writes(options, dict_passes):
     """An index loaded from GeoJSON text answers from flat items, fetching each point's feature
     from the library once: every answer equals the library's own GeoJSON, points are the same
     dicts from one answer to the next (as supercluster JS hands back its inputs), clusters new."""
@@ -417,3 +427,75 @@ def test_features_by_id_refuses_ids_that_name_nothing():
     for bad in ([-1], [len(PLACES["features"])], [2**63 - 1]):
         with pytest.raises(mapcore.NotFoundError):
             index._fetch(bad)
+
+
+def _items(rows):
+    """A ctypes array of ClusterItem (id, lng, lat, point_count) from tuples."""
+    return (mapcore.ClusterItem * len(rows))(*[mapcore.ClusterItem(*row) for row in rows])
+
+
+def test_c_dicts_make_clusters_as_the_python_passes_do():
+    """The extension's cluster dicts equal cluster.py's, point_count_abbreviated included at
+    every rounding edge (the library's own writing is compared on real answers above)."""
+    from mapcore.cluster import _cluster_dict, _dicts
+    counts = [2, 999, 1000, 1049, 1050, 1051, 1949, 1950, 9949, 9950, 9999, 10000, 10499, 10500, 99999, 999_499,
+              999_500, 2**40, 2**53 + 1]
+    rows = [(i * 32 + 5, -179.5 + i, 85.0 - i, c) for i, c in enumerate(counts)]
+    got = _dicts.assemble(ctypes.addressof(items := _items(rows)), len(items), [], True)
+    assert got == [_cluster_dict(*row) for row in rows]
+    assert [f["properties"]["point_count_abbreviated"] for f in got[:10]] == \
+        [2, 999, "1k", "1k", "1.1k", "1.1k", "1.9k", "2k", "9.9k", "10k"]
+    assert all(type(f["geometry"]["coordinates"][0]) is float and type(f["id"]) is int for f in got)
+    # Keys and order as the library writes them (json.dumps keeps insertion order).
+    assert json.dumps(got[0]) == json.dumps(_cluster_dict(*rows[0]))
+
+
+def test_c_dicts_hand_back_the_kept_points_and_hold_no_stray_references():
+    """Points are the list's own objects; reference counts are exact (nothing leaked, nothing
+    freed early); a cluster's place is None when the caller fetches clusters itself."""
+    import sys
+    from mapcore.cluster import _dicts
+    points = [{"type": "Feature", "properties": {"i": i}} for i in range(4)] + [None]
+    items = _items([(2, 0, 0, 1), (0, 0, 0, 1), (7, 1.5, 2.5, 3), (2, 0, 0, 1)])
+    def refs():
+        return [sys.getrefcount(points[k]) for k in range(4)]
+    before = refs()
+    got = _dicts.assemble(ctypes.addressof(items), len(items), points, False)
+    assert got[0] is points[2] and got[1] is points[0] and got[2] is None and got[3] is points[2]
+    during = refs()
+    assert [b - a for a, b in zip(before, during)] == [1, 0, 2, 0]
+    made = _dicts.assemble(ctypes.addressof(items), len(items), points, True)
+    cluster = made[2]
+    assert sys.getrefcount(cluster) == 3  # the list, the name `cluster`, the call's argument
+    inner = [sys.getrefcount(cluster[key]) for key in ("properties", "geometry")]
+    assert inner == [2, 2]  # the feature's, the call's argument
+    del got, made
+    after = refs()
+    assert after == before
+    assert _dicts.missing(ctypes.addressof(items), len(items), points) == []
+    points[0] = None
+    assert _dicts.missing(ctypes.addressof(items), len(items), points) == [0]
+    assert _dicts.assemble(0, 0, [], True) == [] and _dicts.missing(0, 0, []) == []
+
+
+@pytest.mark.parametrize("call", ["assemble", "missing"])
+def test_c_dicts_refuse_what_they_cannot_read(call):
+    """Ids past the list, negative ids, no items at a null address, a negative count, points
+    that are not a list: errors, not a crash."""
+    from mapcore.cluster import _dicts
+    fn = getattr(_dicts, call)
+    extra = (True,) if call == "assemble" else ()
+    points = [{"type": "Feature"}] * 3
+    for bad_id in (3, -1, 2**62, -(2**63)):
+        items = _items([(0, 0, 0, 1), (bad_id, 0, 0, 1)])
+        with pytest.raises(IndexError):
+            fn(ctypes.addressof(items), len(items), points, *extra)
+    items = _items([(0, 0, 0, 1)])
+    with pytest.raises(ValueError):
+        fn(0, 1, points, *extra)
+    with pytest.raises(ValueError):
+        fn(ctypes.addressof(items), -1, points, *extra)
+    with pytest.raises(TypeError):
+        fn(ctypes.addressof(items), 1, tuple(points), *extra)
+    with pytest.raises(TypeError):
+        fn("0", 1, points, *extra)

@@ -31,7 +31,8 @@ def glibc_needed(data):
 
 
 def test_wheel_tag_is_honest_about_glibc(wheel):
-    platforms = re.fullmatch(r"mapcore-[\d.]+-py3-none-(.+)\.whl", wheel.name)
+    # cp38-abi3: the one C extension (mapcore/_dicts.c) uses CPython's stable ABI.
+    platforms = re.fullmatch(r"mapcore-[\d.]+-cp38-abi3-(.+)\.whl", wheel.name)
     assert platforms, wheel.name
     tags = [re.fullmatch(r"manylinux_(\d+)_(\d+)_x86_64", p) for p in platforms[1].split(".")]
     assert tags and all(tags), wheel.name
@@ -43,7 +44,7 @@ def test_wheel_tag_is_honest_about_glibc(wheel):
     assert needed <= tag, f"files need glibc {needed}, the tag says {tag}"
     assert needed >= (2, 17)  # sanity: the scan found the versions
     # GEOS, libcurl and SQLite travel inside; the Swift runtime is linked into libmapcore itself.
-    assert {"libmapcore", "libgeos_c", "libcurl", "libsqlite3"} <= names, names
+    assert {"libmapcore", "libgeos_c", "libcurl", "libsqlite3", "_dicts.abi3"} <= names, names
     assert not any(n.startswith("libswift") for n in names)
 
 
@@ -76,6 +77,7 @@ print(json.dumps({
         [0, 0]]]}]).evaluate({"type": "Feature", "properties": {}, "geometry": {"type": "Point",
         "coordinates": [1, 1]}}),
     "geos": mapcore.geos_version(),
+    "dicts": mapcore.cluster._dicts.__file__,
     "clusters": len(mapcore.Supercluster().load_points([0.0, 0.0, 0.0001, 0.0001]).get_clusters(
         (-180, -85, 180, 85), 0)),
 }))
@@ -85,6 +87,7 @@ print(json.dumps({
     facts = __import__("json").loads(result.stdout)
     assert facts["library"].startswith(str(venv)), facts["library"]
     assert facts["within"] is True and facts["clusters"] == 1 and facts["geos"]
+    assert facts["dicts"].startswith(str(venv)) and facts["dicts"].endswith(".abi3.so"), facts["dicts"]
     resolved = dict(re.findall(r"^\s*(\S+) => (\S+)", facts["ldd"], re.M))
     for name in ("libgeos_c", "libcurl", "libsqlite3"):
         path = next((p for n, p in resolved.items() if n.startswith(name)), None)
