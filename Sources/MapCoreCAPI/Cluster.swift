@@ -225,13 +225,16 @@ public func mc_cluster_index_get_features(
     boundary { () throws(MapCoreError) in
         let sc = try clusterIndex(handle)
         let out = try required(out, "out")
-        let pretty = try serializeFlags(flags)
+        let form = try serializedForm(flags)
         let ids = try inputElements(ids, count, "ids")
         // Not reserved from `count`: a count larger than the caller's array must not become an
         // allocation that fails before the first id is read.
         var items: [ClusterItem] = []
         for id in ids { items.append(try sc.item(id: clusterID(id))) }
-        try fill(out, with: sc.featureCollection(items, pretty: pretty))
+        switch form {
+        case .json(let pretty): try fill(out, with: sc.featureCollection(items, pretty: pretty))
+        case .messagePack: try fill(out, with: sc.featureCollectionMessagePack(items))
+        }
     }
 }
 

@@ -105,6 +105,9 @@ public func mc_geojson_serialize(
     boundary { () throws(MapCoreError) in
         let h = try geojsonHandle(handle)
         let out = try required(out, "out")
-        try fill(out, with: h.value.serialize(pretty: try serializeFlags(flags)))
+        switch try serializedForm(flags) {
+        case .json(let pretty): try fill(out, with: h.value.serialize(pretty: pretty))
+        case .messagePack: try fill(out, with: h.value.serializeMessagePack())
+        }
     }
 }

@@ -132,4 +132,161 @@ import Testing
         #expect(pretty.contains("\n  \"a\": [\n"))
         #expect(try JSON.parse(pretty) == v)
     }
+
+    // MARK: MessagePack
+
+    /// The bytes msgpack.org's spec gives for each value: the smallest int forms, float64, str
+    /// 8/16/32 at their edges, nil for a non-finite double, maps and arrays with 32-bit counts.
+    @Test func messagePackWritesTheSpecsBytes() {
+        func packed(_ v: JSONValue) -> [UInt8] {
+            var w = MessagePackWriter()
+            w.writeValue(v)
+            return w.bytes
+        }
+        #expect(packed(.null) == [0xC0] && packed(.bool(true)) == [0xC3] && packed(.bool(false)) == [0xC2])
+        let ints: [(Int64, [UInt8])] = [
+            (0, [0x00]), (127, [0x7F]), (128, [0xCC, 0x80]), (255, [0xCC, 0xFF]), (256, [0xCD, 0x01, 0x00]),
+            (65_536, [0xCE, 0x00, 0x01, 0x00, 0x00]), (1 << 32, [0xCF, 0, 0, 0, 1, 0, 0, 0, 0]),
+            (-1, [0xFF]), (-32, [0xE0]), (-33, [0xD0, 0xDF]), (-128, [0xD0, 0x80]), (-129, [0xD1, 0xFF, 0x7F]),
+            (-32_769, [0xD2, 0xFF, 0xFF, 0x7F, 0xFF]), (.min, [0xD3, 0x80, 0, 0, 0, 0, 0, 0, 0]),
+        ]
+        for (v, bytes) in ints { #expect(packed(.int(v)) == bytes, "\(v)") }
+        #expect(packed(.uint(.max)) == [0xCF] + [UInt8](repeating: 0xFF, count: 8))
+        #expect(packed(.double(1.5)) == [0xCB, 0x3F, 0xF8, 0, 0, 0, 0, 0, 0])
+        #expect(packed(.double(-0.0)) == [0xCB, 0x80, 0, 0, 0, 0, 0, 0, 0])
+        #expect(packed(.double(.infinity)) == [0xC0] && packed(.double(.nan)) == [0xC0])
+        #expect(packed(.string("é")) == [0xA2, 0xC3, 0xA9])
+        for (n, head) in [
+            (31, [0xBF]), (32, [0xD9, 0x20]), (255, [0xD9, 0xFF]), (256, [0xDA, 0x01, 0x00]),
+            (65_536, [0xDB, 0x00, 0x01, 0x00, 0x00]),
+        ] as [(Int, [UInt8])] {
+            #expect(packed(.string(String(repeating: "a", count: n))) == head + [UInt8](repeating: 0x61, count: n))
+        }
+        #expect(
+            packed(.object(JSONObject(uniqueMembers: [("a", .array([.int(1), .double(2.5)])), ("b", .null)])))
+                == [
+                    0xDF, 0, 0, 0, 2, 0xA1, 0x61, 0xDD, 0, 0, 0, 2, 0x01, 0xCB, 0x40, 0x04, 0, 0, 0, 0, 0, 0, 0xA1,
+                    0x62, 0xC0,
+                ])
+        #expect(packed(.array([])) == [0xDD, 0, 0, 0, 0])
+    }
+
+    /// GeoJSON as MessagePack holds what its text holds, member for member, with the number
+    /// types the text reads back as (integral coordinates as integers, doubles as doubles).
+    @Test func messagePackGeoJSONReadsBackAsItsText() throws {
+        let text = #"""
+            {"type":"FeatureCollection","bbox":[-180,-90,180,90.5],"features":[
+             {"type":"Feature","id":"a","geometry":{"type":"Point","coordinates":[1,2.5,-3]},
+              "properties":{"n":1,"d":1.0,"big":18446744073709551615,"s":"x\"y","nested":{"k":[true,null,{}]}},
+              "extra":{"q":-0.0}},
+             {"type":"Feature","id":7,"geometry":{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1],[0,0]]]},
+              "properties":null},
+             {"type":"Feature","geometry":null,"properties":{}}],"foreign":"kept"}
+            """#
+        let g = try GeoJSONParser.parse(text)
+        var reader = MessagePackTestReader(bytes: g.serializeMessagePack())
+        let fromPack = try reader.value()
+        #expect(reader.at == reader.bytes.count)
+        #expect(sameValue(fromPack, try JSON.parse(g.serializedString())))
+        if case .object(let o) = fromPack, case .array(let features) = o["features"], case .object(let f) = features[0],
+            case .object(let geometry) = f["geometry"], case .array(let position) = geometry["coordinates"]
+        {
+            #expect(sameValue(position[0], .int(1)) && sameValue(position[1], .double(2.5)))
+        } else {
+            Issue.record("no first position")
+        }
+    }
+
+    /// A cluster index's features as MessagePack: the same on two threads as on one, and the
+    /// same values as its text.
+    @Test func messagePackClusterFeaturesMatchTheText() throws {
+        var features: [String] = []
+        for i in 0..<25_000 {
+            let lng = Double(i % 360) - 179.5, lat = Double(i % 170) / 2 - 42.25
+            features.append(
+                #"{"type":"Feature","properties":{"i":\#(i),"s":"p\#(i)"},"#
+                    + #""geometry":{"type":"Point","coordinates":[\#(lng),\#(lat)]}}"#)
+        }
+        let text = #"{"type":"FeatureCollection","features":["# + features.joined(separator: ",") + "]}"
+        guard case .featureCollection(let c) = try GeoJSONParser.parse(text) else { Issue.record("parse"); return }
+        let index = try Supercluster(features: c.features, options: SuperclusterOptions())
+        let items =
+            try index.clusters(west: -180, south: -85, east: 180, north: 85, zoom: 3)
+            + (0..<25_000).map { ClusterItem.point($0) }
+        #expect(items.count > Supercluster.parallelWritingFrom)
+        let parallel = index.featureCollectionMessagePack(items)
+        #expect(parallel == index.featureCollectionMessagePack(items, parallel: false))
+        var reader = MessagePackTestReader(bytes: parallel)
+        let fromText = try JSON.parse(String(decoding: index.featureCollection(items), as: UTF8.self))
+        #expect(sameValue(try reader.value(), fromText))
+    }
+}
+
+/// Equal with the same cases (1 is not 1.0 here) and members in the same order.
+func sameValue(_ a: JSONValue, _ b: JSONValue) -> Bool {
+    switch (a, b) {
+    case (.null, .null): return true
+    case let (.bool(x), .bool(y)): return x == y
+    case let (.int(x), .int(y)): return x == y
+    case let (.uint(x), .uint(y)): return x == y
+    case let (.double(x), .double(y)): return x.bitPattern == y.bitPattern
+    case let (.string(x), .string(y)): return x == y
+    case let (.array(x), .array(y)): return x.count == y.count && zip(x, y).allSatisfy { sameValue($0, $1) }
+    case let (.object(x), .object(y)):
+        let (m, n) = (Array(x), Array(y))
+        return m.count == n.count && zip(m, n).allSatisfy { $0.key == $1.key && sameValue($0.value, $1.value) }
+    default: return false
+    }
+}
+
+/// A MessagePack reader for the tests, written from the spec (msgpack.org) for the forms the
+/// library writes: integers as .int (.uint above Int64.max), float64 as .double.
+struct MessagePackTestReader {
+    enum Failure: Error { case truncated, unexpected(UInt8) }
+    let bytes: [UInt8]
+    var at = 0
+
+    mutating func take(_ n: Int) throws -> UInt64 {
+        guard at + n <= bytes.count else { throw Failure.truncated }
+        var v: UInt64 = 0
+        for k in 0..<n { v = v << 8 | UInt64(bytes[at + k]) }
+        at += n
+        return v
+    }
+
+    mutating func string(_ n: Int) throws -> String {
+        guard at + n <= bytes.count else { throw Failure.truncated }
+        defer { at += n }
+        return String(decoding: bytes[at..<at + n], as: UTF8.self)
+    }
+
+    mutating func value() throws -> JSONValue {
+        let m = UInt8(try take(1))
+        switch m {
+        case 0x00...0x7F: return .int(Int64(m))
+        case 0xE0...0xFF: return .int(Int64(Int8(bitPattern: m)))
+        case 0xA0...0xBF: return .string(try string(Int(m & 0x1F)))
+        case 0xC0: return .null
+        case 0xC2, 0xC3: return .bool(m == 0xC3)
+        case 0xCB: return .double(Double(bitPattern: try take(8)))
+        case 0xCC, 0xCD, 0xCE, 0xCF:
+            let v = try take(1 << Int(m - 0xCC))
+            return v <= UInt64(Int64.max) ? .int(Int64(v)) : .uint(v)
+        case 0xD0: return .int(Int64(Int8(truncatingIfNeeded: try take(1))))
+        case 0xD1: return .int(Int64(Int16(truncatingIfNeeded: try take(2))))
+        case 0xD2: return .int(Int64(Int32(truncatingIfNeeded: try take(4))))
+        case 0xD3: return .int(Int64(bitPattern: try take(8)))
+        case 0xD9, 0xDA, 0xDB: return .string(try string(Int(try take(1 << Int(m - 0xD9)))))
+        case 0xDD:
+            return .array(try (0..<Int(try take(4))).map { _ in try value() })
+        case 0xDF:
+            var members: [(String, JSONValue)] = []
+            for _ in 0..<Int(try take(4)) {
+                guard case .string(let key) = try value() else { throw Failure.unexpected(m) }
+                members.append((key, try value()))
+            }
+            return .object(JSONObject(uniqueMembers: members))
+        default: throw Failure.unexpected(m)
+        }
+    }
 }

@@ -50,6 +50,19 @@ static void test_cluster_index(void) {
         CHECK_STATUS(mc_cluster_index_get_features(index, NULL, 0, 0, &buf), MC_OK);
         CHECK(text_contains(&buf, "\"features\":[]"));
         mc_buf_dispose(&buf);
+        /* As MessagePack: {"type": "FeatureCollection", "features": [one feature]}, maps and
+         * arrays with 32-bit counts, the point's name among its bytes. */
+        CHECK_STATUS(mc_cluster_index_get_features(index, ids + 2, 1, MC_SERIALIZE_MSGPACK, &buf), MC_OK);
+        CHECK(buf.len > 42 && memcmp(buf.data,
+                                     "\xdf\x00\x00\x00\x02\xa4type\xb1"
+                                     "FeatureCollection\xa8"
+                                     "features\xdd\x00\x00\x00\x01\xdf",
+                                     43) == 0);
+        CHECK(bytes_contain(&buf, "\xadNiagara Falls", 14));
+        mc_buf_dispose(&buf);
+        CHECK_STATUS(mc_cluster_index_get_features(index, ids, 3, MC_SERIALIZE_MSGPACK | MC_SERIALIZE_PRETTY, &buf),
+                     MC_E_INVALID_ARGUMENT);
+        CHECK(buf.data == NULL);
         CHECK_STATUS(mc_cluster_index_get_features(index, unknown, 2, 0, &buf), MC_E_NOT_FOUND);
         CHECK(buf.data == NULL);
         CHECK_STATUS(mc_cluster_index_get_features(index, negative, 1, 0, &buf), MC_E_NOT_FOUND);

@@ -74,6 +74,10 @@ int main(int argc, char **argv) {
     ss << in.rdbuf();
     auto places = mapcore::GeoJSON::parse(ss.str());
     CHECK(places.feature_count() == 163);
+    CHECK(mapcore::GeoJSON::parse(R"({"type":"Point","coordinates":[1,2.5]})").to_msgpack() ==
+          std::string("\xdf\x00\x00\x00\x02\xa4type\xa5Point\xab"
+                      "coordinates\xdd\x00\x00\x00\x02\x01\xcb\x40\x04\x00\x00\x00\x00\x00\x00",
+                      43));
     auto round = mapcore::GeoJSON::parse(places.to_json(true));
     CHECK(round.to_json() == places.to_json());
 
@@ -121,6 +125,9 @@ int main(int argc, char **argv) {
         const auto named = index.features({164, 0});
         const auto niagara = named.find("Niagara Falls");
         CHECK(niagara != std::string::npos && named.find("\"cluster_id\":164") < niagara);
+        const auto packed = index.features({164, 0}, true);
+        CHECK(packed.size() > 5 && static_cast<unsigned char>(packed[0]) == 0xDF &&
+              packed.find("Niagara Falls") != std::string::npos);
         CHECK(index.leaves(164, mc_page{5, 1}).find("Niagara Falls") != std::string::npos);
         CHECK(index.tile(0, 0, 0).rfind("{\"features\":[{\"type\":1,\"geometry\":[[150,205]]", 0) == 0);
         CHECK(index.tile(14, 0, 0) == "null");

@@ -314,6 +314,20 @@ static void test_serialize(void) {
     CHECK(pretty != NULL && strstr(pretty, "\n  \"geometry\": {\n") != NULL);
     CHECK(pretty != NULL && strstr(pretty, "\"coordinates\": [1.5, -2, 100]") != NULL);
     CHECK_STATUS(mc_geojson_serialize(g, 0x80, &buf), MC_E_INVALID_ARGUMENT);
+    CHECK_STATUS(mc_geojson_serialize(g, MC_SERIALIZE_MSGPACK | MC_SERIALIZE_PRETTY, &buf), MC_E_INVALID_ARGUMENT);
+    {
+        /* MessagePack: a map 32 of 2, str keys, an integral coordinate as an int, 2.5 as float 64. */
+        static const unsigned char expected[] = {0xDF, 0, 0, 0, 2, 0xA4, 't', 'y', 'p', 'e', 0xA5, 'P', 'o', 'i', 'n',
+                                                 't', 0xAB, 'c', 'o', 'o', 'r', 'd', 'i', 'n', 'a', 't', 'e', 's',
+                                                 0xDD, 0, 0, 0, 2, 0x01, 0xCB, 0x40, 0x04, 0, 0, 0, 0, 0, 0};
+        const char *text = "{\"type\":\"Point\",\"coordinates\":[1,2.5]}";
+        mc_geojson *point = NULL;
+        CHECK_STATUS(mc_geojson_parse(text, strlen(text), NULL, &point), MC_OK);
+        CHECK_STATUS(mc_geojson_serialize(point, MC_SERIALIZE_MSGPACK, &buf), MC_OK);
+        CHECK(buf.len == sizeof expected && memcmp(buf.data, expected, sizeof expected) == 0);
+        mc_buf_dispose(&buf);
+        mc_geojson_free(point);
+    }
     CHECK_STATUS(mc_geojson_serialize(g, 0, NULL), MC_E_INVALID_ARGUMENT);
     CHECK(buf.data == NULL);
     mc_buf_dispose(&buf);

@@ -110,6 +110,13 @@ static inline int text_contains(const mc_buf *b, const char *needle) {
     return b->data && strstr(b->data, needle) != NULL;
 }
 
+/* Whether the bytes hold `needle` (binary results, which may hold zero bytes). */
+static inline int bytes_contain(const mc_buf *b, const void *needle, size_t len) {
+    for (size_t at = 0; b->data && len <= b->len && at <= b->len - len; at++)
+        if (memcmp(b->data + at, needle, len) == 0) return 1;
+    return 0;
+}
+
 static inline mc_expression *compile(const char *json, const char *spec) {
     mc_expression *e = NULL;
     int st = mc_expression_compile(json, strlen(json), spec, spec ? strlen(spec) : 0, &e);

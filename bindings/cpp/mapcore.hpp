@@ -153,6 +153,10 @@ class GeoJSON {
         mc_buf_dispose(&buf);
         return out;
     }
+    /// The same value as MessagePack bytes (MC_SERIALIZE_MSGPACK).
+    std::string to_msgpack() const {
+        return detail::take_text([&](mc_buf *out) { return mc_geojson_serialize(handle_, MC_SERIALIZE_MSGPACK, out); });
+    }
     /// The box of every position, or nullopt when there is none.
     std::optional<BBox> bbox() const {
         mc_bbox box;
@@ -346,9 +350,11 @@ class ClusterIndex {
         });
     }
     /// The items `ids` name (input indexes of points, cluster ids), as a FeatureCollection.
-    std::string features(const std::vector<std::int64_t> &ids) const {
+    /// `msgpack`: as MessagePack bytes (MC_SERIALIZE_MSGPACK) instead of JSON text.
+    std::string features(const std::vector<std::int64_t> &ids, bool msgpack = false) const {
+        const std::uint32_t form = msgpack ? MC_SERIALIZE_MSGPACK : 0u;
         return detail::take_text(
-            [&](mc_buf *out) { return mc_cluster_index_get_features(handle_, ids.data(), ids.size(), 0, out); });
+            [&](mc_buf *out) { return mc_cluster_index_get_features(handle_, ids.data(), ids.size(), form, out); });
     }
     int expansion_zoom(std::int64_t cluster_id) const {
         int out = 0;

@@ -133,8 +133,9 @@ MC_API int mc_cluster_index_get_leaves_flat(mc_cluster_index *index, int64_t clu
  * input index (its input feature), a larger one a cluster (its feature with its properties).
  * With the _flat queries this answers a query in two steps, fetching only the features a caller
  * does not hold yet: the Python binding keeps each point's dict once fetched, as supercluster JS
- * hands back its input features. An id that names neither: MC_E_NOT_FOUND naming it, and
- * nothing is written. */
+ * hands back its input features. `flags`: MC_SERIALIZE_PRETTY, or MC_SERIALIZE_MSGPACK for
+ * the same FeatureCollection as MessagePack (what the Python binding reads). An id that names
+ * neither: MC_E_NOT_FOUND naming it, and nothing is written. */
 MC_API int mc_cluster_index_get_features(mc_cluster_index *index, const int64_t *ids, size_t count, uint32_t flags,
                                          mc_buf *out);
 

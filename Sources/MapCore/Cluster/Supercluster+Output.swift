@@ -3,7 +3,7 @@
 
 extension Supercluster {
     /// A cluster as supercluster's getClusters gives it; a point as its input feature.
-    public func writeFeature(_ item: ClusterItem, into w: inout JSONWriter) {
+    public func writeFeature<W: StructuredWriter>(_ item: ClusterItem, into w: inout W) {
         switch item {
         case .point(let i):
             w.writeFeature(feature(i))
@@ -36,13 +36,25 @@ extension Supercluster {
     /// thread (tests compare the two).
     func featureCollection(_ items: [ClusterItem], pretty: Bool, parallel: Bool) -> [UInt8] {
         var w = JSONWriter(pretty: pretty, reserve: JSONWriter.reserve(items: items.count, bytesEach: 256))
+        writeFeatureCollection(items, into: &w, parallel: parallel && !pretty)
+        return w.bytes
+    }
+
+    /// The same FeatureCollection as MessagePack (`MessagePackWriter`).
+    public func featureCollectionMessagePack(_ items: [ClusterItem], parallel: Bool = true) -> [UInt8] {
+        var w = MessagePackWriter(reserve: MessagePackWriter.reserve(items: items.count, bytesEach: 256))
+        writeFeatureCollection(items, into: &w, parallel: parallel)
+        return w.bytes
+    }
+
+    private func writeFeatureCollection<W: StructuredWriter>(_ items: [ClusterItem], into w: inout W, parallel: Bool) {
         w.openObject()
         w.key(ascii: "type"); w.writeString(ascii: "FeatureCollection")
         w.key(ascii: "features")
         w.openArray()
-        if parallel && !pretty && items.count >= Self.parallelWritingFrom {
+        if parallel && items.count >= Self.parallelWritingFrom {
             let half = items.count / 2
-            var second = JSONWriter(elementsReserving: JSONWriter.reserve(items: items.count - half, bytesEach: 256))
+            var second = W(elementsReserving: W.reserve(items: items.count - half, bytesEach: 256))
             runConcurrently(
                 { for item in items[half...] { second.element(); writeFeature(item, into: &second) } },
                 { for item in items[..<half] { w.element(); writeFeature(item, into: &w) } })
@@ -52,7 +64,6 @@ extension Supercluster {
         }
         w.closeArray()
         w.closeObject()
-        return w.bytes
     }
 
     /// Results of at least this many items are written on two threads.

@@ -8,12 +8,20 @@ extension GeoJSON {
         return w.bytes
     }
 
+    /// The same value as MessagePack (`MessagePackWriter`): the members, in the order and with
+    /// the value types the text reads back as.
+    public func serializeMessagePack() -> [UInt8] {
+        var w = MessagePackWriter(reserve: 1024)
+        w.writeGeoJSON(self)
+        return w.bytes
+    }
+
     public func serializedString(pretty: Bool = false) -> String {
         String(decoding: serialize(pretty: pretty), as: UTF8.self)
     }
 }
 
-extension JSONWriter {
+extension StructuredWriter {
     public mutating func writeGeoJSON(_ value: GeoJSON) {
         switch value {
         case .geometry(let g): writeGeometry(g)

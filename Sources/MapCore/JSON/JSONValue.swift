@@ -130,6 +130,9 @@ public struct JSONObject: Equatable, Sendable, Sequence {
     /// Whether the members are held packed (for tests and memory accounting).
     var isPacked: Bool { if case .packed = storage { return true } else { return false } }
 
+    /// The packed members, if the object holds them packed (writers read them in place).
+    var packed: Packed? { if case .packed(let p) = storage { return p } else { return nil } }
+
     public subscript(key: String) -> JSONValue? {
         get {
             switch storage {
@@ -277,6 +280,29 @@ public struct JSONObject: Equatable, Sendable, Sequence {
         /// Decodes the values in order from index `first` (earlier ones are stepped over, not
         /// decoded) until `body` returns false.
         func forEachValue(from first: Int = 0, _ body: (Int, JSONValue) -> Bool) {
+            forEachScalar(from: first) { k, scalar in
+                let value: JSONValue
+                switch scalar {
+                case .null: value = .null
+                case .bool(let b): value = .bool(b)
+                case .int(let i): value = .int(i)
+                case .uint(let u): value = .uint(u)
+                case .double(let d): value = .double(d)
+                case .string(let utf8): value = .string(String(decoding: utf8, as: UTF8.self))
+                }
+                return body(k, value)
+            }
+        }
+
+        /// A value as it is held: a string is its UTF-8 bytes, valid only during the call.
+        enum Scalar {
+            case null, bool(Bool), int(Int64), uint(UInt64), double(Double)
+            case string(UnsafeBufferPointer<UInt8>)
+        }
+
+        /// The values in order from index `first` (earlier ones are stepped over) until `body`
+        /// returns false, without making a String of any (what writers take).
+        func forEachScalar(from first: Int = 0, _ body: (Int, Scalar) -> Bool) {
             let count = header.count
             withUnsafeMutablePointerToElements { bytes in
                 var at = 0
@@ -293,7 +319,7 @@ public struct JSONObject: Equatable, Sendable, Sequence {
                 for k in 0..<count {
                     let tag = bytes[at]
                     at += 1
-                    let value: JSONValue
+                    let value: Scalar
                     switch tag {
                     case Packed.nullTag: value = .null
                     case Packed.falseTag: value = .bool(false)
@@ -306,12 +332,7 @@ public struct JSONObject: Equatable, Sendable, Sequence {
                         value = .double(Double(signed(code % 8 + 1)) / exactPowerOfTen(code / 8))
                     case Packed.longStringTag, Packed.shortStringTag...UInt8.max:
                         let n = tag == Packed.longStringTag ? Int(littleEndian(4)) : Int(tag - Packed.shortStringTag)
-                        if k >= first {
-                            value = .string(
-                                String(decoding: UnsafeBufferPointer(start: bytes + at, count: n), as: UTF8.self))
-                        } else {
-                            value = .null  // stepped over, not decoded
-                        }
+                        value = .string(UnsafeBufferPointer(start: bytes + at, count: n))
                         at += n
                     default: value = .null  // no encoder writes other tags
                     }

@@ -2,7 +2,7 @@
 
 /// Writes JSON into a byte array. Containers are opened and closed explicitly so the GeoJSON
 /// writer and the generic value writer share one comma/indent bookkeeping.
-public struct JSONWriter {
+public struct JSONWriter: StructuredWriter {
     public private(set) var bytes: [UInt8] = []
     public let pretty: Bool
     private var open: [(hasItems: Bool, inline: Bool)] = []
@@ -14,15 +14,13 @@ public struct JSONWriter {
 
     /// A compact writer already inside an array, its `[` not written: what it writes with
     /// `element()` is a run of elements joined by commas, for `appendElements(of:)`.
-    init(elementsReserving reserve: Int) {
+    public init(elementsReserving reserve: Int) {
         self.init(pretty: false, reserve: reserve)
         open.append((false, false))
     }
 
-    /// Continues the innermost array with the elements `other` wrote (made by
-    /// `init(elementsReserving:)`): how two threads write the halves of one long array, giving
-    /// the bytes one writer gives. Compact output only.
-    mutating func appendElements(of other: JSONWriter) {
+    /// Compact output only.
+    public mutating func appendElements(of other: JSONWriter) {
         guard !other.bytes.isEmpty else { return }
         separate()
         bytes.append(contentsOf: other.bytes)
@@ -30,21 +28,12 @@ public struct JSONWriter {
 
     public var string: String { String(decoding: bytes, as: UTF8.self) }
 
-    /// What to reserve for a list of `count` items of about `bytesEach` bytes. Generous, as
-    /// growing a buffer of hundreds of megabytes copies it and faults its pages in twice, while
-    /// room never written costs address space only; capped at 1 GiB, past which it grows.
-    public static func reserve(items count: Int, bytesEach: Int) -> Int {
-        let (n, overflow) = count.multipliedReportingOverflow(by: bytesEach)
-        return overflow ? 1 << 30 : min(64 + n, 1 << 30)
-    }
-
     // MARK: containers
 
     public mutating func openObject() { bytes.append(0x7B); open.append((false, false)) }
     public mutating func closeObject() { close(0x7D) }
 
-    /// `inline` keeps the array on one line in pretty output (positions, bbox).
-    public mutating func openArray(inline: Bool = false) {
+    public mutating func openArray(inline: Bool) {
         bytes.append(0x5B)
         open.append((false, inline || (open.last?.inline ?? false)))
     }
@@ -58,8 +47,8 @@ public struct JSONWriter {
         if pretty { bytes.append(0x20) }
     }
 
-    /// The same for a name written in the code, which needs no escaping: its bytes are copied
-    /// (the hot writers of GeoJSON and cluster results name every member this way).
+    /// Its bytes are copied (the hot writers of GeoJSON and cluster results name every member
+    /// this way).
     public mutating func key(ascii name: StaticString) {
         separate()
         bytes.append(0x22)
@@ -110,74 +99,41 @@ public struct JSONWriter {
         bytes.append(contentsOf: d.description.utf8)
     }
 
-    /// A coordinate: always a double in the model, so integral values print without ".0".
-    @inline(__always) public mutating func writeCoordinate(_ d: Double) {
-        if case .int(let i) = JSONValue.coordinate(d) { writeInt(i) } else { writeDouble(d) }
-    }
-
     public mutating func writeString(_ s: String) {
-        bytes.append(0x22)
         var s = s
-        s.withUTF8 { utf8 in
-            var runStart = 0
-            for i in 0..<utf8.count {
-                let c = utf8[i]
-                guard c < 0x20 || c == 0x22 || c == 0x5C else { continue }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i]))
-                runStart = i + 1
-                switch c {
-                case 0x22: append("\\\"")
-                case 0x5C: append("\\\\")
-                case 0x0A: append("\\n")
-                case 0x0D: append("\\r")
-                case 0x09: append("\\t")
-                case 0x08: append("\\b")
-                case 0x0C: append("\\f")
-                default:
-                    append("\\u00")
-                    bytes.append(hexDigit(c >> 4))
-                    bytes.append(hexDigit(c & 0xF))
-                }
+        s.withUTF8 { writeString(utf8: $0) }
+    }
+
+    public mutating func writeString(utf8: UnsafeBufferPointer<UInt8>) {
+        bytes.append(0x22)
+        var runStart = 0
+        for i in 0..<utf8.count {
+            let c = utf8[i]
+            guard c < 0x20 || c == 0x22 || c == 0x5C else { continue }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i]))
+            runStart = i + 1
+            switch c {
+            case 0x22: append("\\\"")
+            case 0x5C: append("\\\\")
+            case 0x0A: append("\\n")
+            case 0x0D: append("\\r")
+            case 0x09: append("\\t")
+            case 0x08: append("\\b")
+            case 0x0C: append("\\f")
+            default:
+                append("\\u00")
+                bytes.append(hexDigit(c >> 4))
+                bytes.append(hexDigit(c & 0xF))
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
         }
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
         bytes.append(0x22)
     }
 
-    /// A string written in the code, which needs no escaping.
     public mutating func writeString(ascii s: StaticString) {
         bytes.append(0x22)
         append(s)
         bytes.append(0x22)
-    }
-
-    /// Writes any value. Recursion is bounded by the parse depth limit of every value that
-    /// reaches the model.
-    public mutating func writeValue(_ v: JSONValue) {
-        switch v {
-        case .null: writeNull()
-        case .bool(let b): writeBool(b)
-        case .int(let i): writeInt(i)
-        case .uint(let u): writeUInt(u)
-        case .double(let d): writeDouble(d)
-        case .string(let s): writeString(s)
-        case .array(let a):
-            openArray()
-            for item in a { element(); writeValue(item) }
-            closeArray()
-        case .object(let o):
-            writeObject(o)
-        }
-    }
-
-    public mutating func writeObject(_ o: JSONObject) {
-        openObject()
-        // In place: iterating `o` would make its members array first.
-        o.forEachMember { _, name, value in
-            key(name)
-            writeValue(value)
-        }
-        closeObject()
     }
 
     private mutating func append(_ s: StaticString) {

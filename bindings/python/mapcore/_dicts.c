@@ -1,4 +1,5 @@
-/* mapcore._dicts: the answers of cluster queries as Python dicts, built in one C-level pass.
+/* mapcore._dicts: the answers of cluster queries as Python dicts, built in one C-level pass,
+ * and the points' features read from the library's MessagePack.
  *
  * Optional: the package works without it (cluster.py then does the same in Python) and is
  * otherwise ctypes only. Why C: a getClusters sweep over zooms 0-16 of a million points hands
@@ -16,6 +17,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 /* mc_cluster_item, as cluster.h declares it. */
 typedef struct {
@@ -167,7 +169,207 @@ static PyObject *missing(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* ---- MessagePack --------------------------------------------------------------------------
+ * unpack(address, length) -> object: the value the library wrote with MC_SERIALIZE_MSGPACK
+ * (include/mapcore/geojson.h), as the Python values json.loads makes of the same value's text:
+ * maps with str keys are dicts, arrays lists, ints ints, float64 floats. Every read is bounds
+ * checked and anything else is a ValueError (truncated, trailing bytes, bin/ext/unknown types,
+ * a key that is not a str, nesting deeper than MAX_DEPTH); invalid UTF-8 a UnicodeDecodeError.
+ * Why not orjson on the text: the library writes MessagePack three times faster than text, and
+ * short strings repeat (keys, "Feature", "Point", property values such as country codes), so
+ * they are made once per call and shared, as orjson shares keys. */
+
+#define MAX_DEPTH 1000     /* the library's values nest at most MC_MAX_DEPTH_LIMIT (512) deep */
+#define SHARED_MAX_LEN 32  /* strings up to this many bytes are shared within a call */
+
+typedef struct {
+    Py_ssize_t len;
+    PyObject *str;
+    char text[SHARED_MAX_LEN];
+} shared_string;
+
+typedef struct {
+    const unsigned char *at, *end;
+    int depth;
+    shared_string *shared; /* a direct-mapped table of `slots` (a power of two) entries */
+    size_t slots;
+} reader;
+
+static PyObject *truncated(void) {
+    PyErr_SetString(PyExc_ValueError, "mapcore._dicts: truncated MessagePack");
+    return NULL;
+}
+
+/* Whether n more bytes are there (else the error is set). */
+static int need(reader *r, uint64_t n) {
+    if (n > (uint64_t)(r->end - r->at)) return truncated(), -1;
+    return 0;
+}
+
+/* The next n (1..8) bytes as a big-endian number; need(r, n) checked by the caller. */
+static uint64_t big_endian(reader *r, int n) {
+    uint64_t v = 0;
+    for (int k = 0; k < n; k++) v = (v << 8) | r->at[k];
+    r->at += n;
+    return v;
+}
+
+static PyObject *read_str(reader *r, Py_ssize_t n) {
+    if (need(r, (uint64_t)n) < 0) return NULL;
+    const char *text = (const char *)r->at;
+    r->at += n;
+    if (n > SHARED_MAX_LEN) return PyUnicode_DecodeUTF8(text, n, NULL);
+    /* A hash of the first and last 8 bytes and the length: strings that differ only between
+     * them share a slot, which costs a miss, never a wrong string (the bytes are compared). */
+    uint64_t head = 0, tail = 0;
+    memcpy(&head, text, (size_t)(n < 8 ? n : 8));
+    if (n > 8) memcpy(&tail, text + n - 8, 8);
+    uint64_t hash = (head * 0x9E3779B97F4A7C15u) ^ (tail * 0xC2B2AE3D27D4EB4Fu) ^ (uint64_t)n;
+    hash ^= hash >> 31;
+    shared_string *slot = &r->shared[hash & (r->slots - 1)];
+    if (slot->str != NULL && slot->len == n && memcmp(slot->text, text, (size_t)n) == 0) {
+        Py_INCREF(slot->str);
+        return slot->str;
+    }
+    PyObject *str = PyUnicode_DecodeUTF8(text, n, NULL);
+    if (str == NULL) return NULL;
+    Py_XDECREF(slot->str);
+    Py_INCREF(str);
+    slot->str = str;
+    slot->len = n;
+    memcpy(slot->text, text, (size_t)n);
+    return str;
+}
+
+static PyObject *read_value(reader *r);
+
+static PyObject *read_array(reader *r, uint64_t n) {
+    if (n > (uint64_t)(r->end - r->at)) return truncated(); /* each element takes a byte at least */
+    PyObject *list = PyList_New((Py_ssize_t)n);
+    if (list == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < (Py_ssize_t)n; i++) {
+        PyObject *item = read_value(r);
+        if (item == NULL || PyList_SetItem(list, i, item) < 0) {
+            Py_DECREF(list);
+            return NULL;
+        }
+    }
+    return list;
+}
+
+static PyObject *read_map(reader *r, uint64_t n) {
+    if (n > (uint64_t)(r->end - r->at) / 2) return truncated(); /* two bytes a member at least */
+    PyObject *dict = PyDict_New();
+    if (dict == NULL) return NULL;
+    for (uint64_t i = 0; i < n; i++) {
+        PyObject *key = read_value(r);
+        if (key != NULL && !PyUnicode_Check(key)) {
+            PyErr_SetString(PyExc_ValueError, "mapcore._dicts: a MessagePack map key that is not a str");
+            Py_CLEAR(key);
+        }
+        PyObject *value = key != NULL ? read_value(r) : NULL;
+        int status = value != NULL ? PyDict_SetItem(dict, key, value) : -1;
+        Py_XDECREF(key);
+        Py_XDECREF(value);
+        if (status < 0) {
+            Py_DECREF(dict);
+            return NULL;
+        }
+    }
+    return dict;
+}
+
+static PyObject *read_container(reader *r, int is_map, uint64_t n) {
+    if (++r->depth > MAX_DEPTH) {
+        PyErr_SetString(PyExc_ValueError, "mapcore._dicts: MessagePack nested too deep");
+        return NULL;
+    }
+    PyObject *value = is_map ? read_map(r, n) : read_array(r, n);
+    r->depth--;
+    return value;
+}
+
+static PyObject *read_value(reader *r) {
+    if (need(r, 1) < 0) return NULL;
+    unsigned char marker = *r->at++;
+    if (marker <= 0x7F) return PyLong_FromLong(marker);
+    if (marker >= 0xE0) return PyLong_FromLong((long)marker - 256);
+    if ((marker & 0xE0) == 0xA0) return read_str(r, marker & 0x1F);
+    if ((marker & 0xF0) == 0x90) return read_container(r, 0, marker & 0x0F);
+    if ((marker & 0xF0) == 0x80) return read_container(r, 1, marker & 0x0F);
+    static const signed char widths[] = {
+        [0xCA - 0xC0] = 4, [0xCB - 0xC0] = 8, [0xCC - 0xC0] = 1, [0xCD - 0xC0] = 2, [0xCE - 0xC0] = 4,
+        [0xCF - 0xC0] = 8, [0xD0 - 0xC0] = 1, [0xD1 - 0xC0] = 2, [0xD2 - 0xC0] = 4, [0xD3 - 0xC0] = 8,
+        [0xD9 - 0xC0] = 1, [0xDA - 0xC0] = 2, [0xDB - 0xC0] = 4, [0xDC - 0xC0] = 2, [0xDD - 0xC0] = 4,
+        [0xDE - 0xC0] = 2, [0xDF - 0xC0] = 4,
+    };
+    int width = marker < 0xE0 && marker >= 0xC0 ? widths[marker - 0xC0] : 0;
+    switch (marker) {
+    case 0xC0: Py_INCREF(Py_None); return Py_None;
+    case 0xC2: Py_INCREF(Py_False); return Py_False;
+    case 0xC3: Py_INCREF(Py_True); return Py_True;
+    default: break;
+    }
+    if (width == 0) {
+        PyErr_Format(PyExc_ValueError, "mapcore._dicts: MessagePack type 0x%02x is not one the library writes",
+                     (unsigned)marker);
+        return NULL;
+    }
+    if (need(r, (uint64_t)width) < 0) return NULL;
+    uint64_t v = big_endian(r, width);
+    switch (marker) {
+    case 0xCA: {
+        uint32_t bits = (uint32_t)v;
+        float f;
+        memcpy(&f, &bits, sizeof f);
+        return PyFloat_FromDouble(f);
+    }
+    case 0xCB: {
+        double d;
+        memcpy(&d, &v, sizeof d);
+        return PyFloat_FromDouble(d);
+    }
+    case 0xCC: case 0xCD: case 0xCE: case 0xCF: return PyLong_FromUnsignedLongLong(v);
+    case 0xD0: return PyLong_FromLong((int8_t)v);
+    case 0xD1: return PyLong_FromLong((int16_t)v);
+    case 0xD2: return PyLong_FromLong((int32_t)v);
+    case 0xD3: return PyLong_FromLongLong((int64_t)v);
+    case 0xD9: case 0xDA: case 0xDB:
+        if (need(r, v) < 0) return NULL;
+        return read_str(r, (Py_ssize_t)v);
+    case 0xDC: case 0xDD: return read_container(r, 0, v);
+    default: return read_container(r, 1, v); /* 0xDE, 0xDF */
+    }
+}
+
+static PyObject *unpack(PyObject *self, PyObject *args) {
+    PyObject *address;
+    Py_ssize_t length;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "On", &address, &length)) return NULL;
+    const void *data = PyLong_AsVoidPtr(address);
+    if (data == NULL && PyErr_Occurred()) return NULL;
+    if (length < 0 || (data == NULL && length > 0)) {
+        PyErr_SetString(PyExc_ValueError, "mapcore._dicts: no MessagePack at that address");
+        return NULL;
+    }
+    reader r = {(const unsigned char *)data, (const unsigned char *)data + length, 0, NULL, 64};
+    while (r.slots < 4096 && r.slots * 64 < (size_t)length) r.slots *= 2; /* about one per 64 bytes */
+    r.shared = PyMem_Calloc(r.slots, sizeof *r.shared);
+    if (r.shared == NULL) return PyErr_NoMemory();
+    PyObject *value = read_value(&r);
+    if (value != NULL && r.at != r.end) {
+        PyErr_SetString(PyExc_ValueError, "mapcore._dicts: bytes after the MessagePack value");
+        Py_CLEAR(value);
+    }
+    for (size_t k = 0; k < r.slots; k++) Py_XDECREF(r.shared[k].str);
+    PyMem_Free(r.shared);
+    return value;
+}
+
 static PyMethodDef methods[] = {
+    {"unpack", unpack, METH_VARARGS,
+     "unpack(address, length) -> object: a MessagePack value the library wrote, as json.loads reads its text"},
     {"assemble", assemble, METH_VARARGS,
      "assemble(address, count, points, clusters) -> list: an answer's features from its items"},
     {"missing", missing, METH_VARARGS,

@@ -308,6 +308,38 @@ def take_json(fill: Fill) -> Any:
     return loads_json(take_bytes(fill))
 
 
+#: Serialization flags of include/mapcore/geojson.h.
+SERIALIZE_PRETTY = 1
+SERIALIZE_MSGPACK = 2
+
+#: The optional C extension (_dicts.c, typed in _dicts.pyi): dicts of cluster answers, MessagePack
+#: read as values. None when built without a C compiler or Python's headers: the Python ways then
+#: do the same.
+dicts: Any
+try:
+    from . import _dicts
+
+    dicts = _dicts
+except ImportError:
+    dicts = None
+
+
+def take_values(call: Callable[[int, Any], int]) -> Any:
+    """The value a serializing call writes, as Python values: `call(flags, buf)` is asked for
+    MessagePack (SERIALIZE_MSGPACK), read by the C extension without a copy, when the extension
+    is built, else for JSON text, read as take_json reads it. The same values either way (a
+    test compares them, types included)."""
+    if dicts is None:
+        return take_json(lambda buf: call(0, buf))
+    buf = Buf()
+    try:
+        check(call(SERIALIZE_MSGPACK, ctypes.byref(buf)))
+        with collector_paused(buf.len >= 1 << 20):
+            return dicts.unpack(buf.data or 0, buf.len)
+    finally:
+        lib.mc_buf_dispose(ctypes.byref(buf))
+
+
 def take_bytes(fill: Fill) -> bytes:
     """Calls `fill(buf)` with a fresh mc_buf and returns its bytes (binary, e.g. a vector tile)."""
     buf = Buf()

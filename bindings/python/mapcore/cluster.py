@@ -12,15 +12,10 @@ import threading
 from itertools import chain, compress, repeat
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, TypeVar, Union
 
-from ._lib import (MC_E_BUFFER_TOO_SMALL, Buf, Compiled, Handle, check, collector_paused, lib, loads_json, take_bytes,
-                   take_json, take_text, _declare, c_double_p, c_int_p, c_size_p)
-from . import interop
+from ._lib import (MC_E_BUFFER_TOO_SMALL, Buf, Compiled, Handle, check, collector_paused, lib, loads_json, take_json,
+                   take_text, take_values, _declare, c_double_p, c_int_p, c_size_p)
+from . import _lib, interop
 from .geojson import GeoJSON, as_geojson
-
-try:
-    from . import _dicts
-except ImportError:  # built without a C compiler or Python's headers: the passes below do the same
-    _dicts = None  # type: ignore[assignment]
 
 if TYPE_CHECKING:
     from ._lib import BBoxLike, GeoJSONLike
@@ -175,8 +170,8 @@ def _dicts_of_items(items: Any, inputs: list[dict[str, Any]]) -> list[dict[str, 
     if not len(items):
         return []
     with collector_paused(len(items) > 10000):
-        if _dicts is not None:
-            out: list[dict[str, Any]] = _dicts.assemble(ctypes.addressof(items), len(items), inputs, True)
+        if _lib.dicts is not None:
+            out: list[dict[str, Any]] = _lib.dicts.assemble(ctypes.addressof(items), len(items), inputs, True)
             return out
         ids, clusters = _ids_and_clusters(items)
         for k in clusters:
@@ -226,10 +221,10 @@ def _dicts_fetching(items: Any, kept: _Kept, fetch: Any, plain: bool) -> list[di
     if not len(items):
         return []
     with collector_paused(len(items) > 10000):
-        if _dicts is not None:
+        if _lib.dicts is not None:
             address = ctypes.addressof(items)
-            kept.add(_dicts.missing(address, len(items), kept.dicts), fetch)
-            out: list[dict[str, Any]] = _dicts.assemble(address, len(items), kept.dicts, plain)
+            kept.add(_lib.dicts.missing(address, len(items), kept.dicts), fetch)
+            out: list[dict[str, Any]] = _lib.dicts.assemble(address, len(items), kept.dicts, plain)
             if plain:
                 return out
             ids, clusters = _ids_and_clusters(items)
@@ -353,8 +348,9 @@ class _Index(Handle):
         """The features of the items `ids` names, as the library writes them."""
         flat = array.array("q", ids)
         room = (ctypes.c_int64 * len(flat)).from_buffer(flat)
-        return _features(take_bytes(
-            lambda buf: lib.mc_cluster_index_get_features(self._handle, room, len(flat), 0, buf)))
+        features: list[dict[str, Any]] = take_values(
+            lambda flags, buf: lib.mc_cluster_index_get_features(self._handle, room, len(flat), flags, buf))["features"]
+        return features
 
     def get_clusters_flat(self, bbox: BBoxLike, zoom: float, out: Any = None) -> Any:
         """As get_clusters, as a ctypes array of ClusterItem (id, lng, lat, point_count).

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from . import interop
-from ._lib import Buf, Handle, check, lib, take_text, _declare, c_int_p, c_size_p
+from ._lib import (SERIALIZE_MSGPACK, SERIALIZE_PRETTY, Buf, Handle, check, lib, take_bytes, take_text, take_values,
+                   _declare, c_int_p, c_size_p)
 
 if TYPE_CHECKING:
     from ._lib import GeoJSONLike
@@ -35,7 +36,6 @@ _declare("mc_geojson_serialize", ctypes.c_int, ctypes.c_void_p, ctypes.c_uint, c
 KINDS = {1: "Geometry", 2: "Feature", 3: "FeatureCollection"}
 GEOMETRY_TYPES = {0: None, 1: "Point", 2: "MultiPoint", 3: "LineString", 4: "MultiLineString",
                   5: "Polygon", 6: "MultiPolygon", 7: "GeometryCollection"}
-SERIALIZE_PRETTY = 1
 
 
 def _json_default(value: Any) -> Any:
@@ -181,9 +181,15 @@ class GeoJSON(Handle):
         flags = SERIALIZE_PRETTY if pretty else 0
         return take_text(lambda buf: lib.mc_geojson_serialize(self._handle, flags, buf))
 
+    def to_msgpack(self) -> bytes:
+        """The value as MessagePack (the members, order and number types of its GeoJSON text;
+        see MC_SERIALIZE_MSGPACK in include/mapcore/geojson.h)."""
+        return take_bytes(lambda buf: lib.mc_geojson_serialize(self._handle, SERIALIZE_MSGPACK, buf))
+
     def to_dict(self) -> dict[str, Any]:
-        """The value as a GeoJSON dict."""
-        value: dict[str, Any] = json.loads(self.to_json())
+        """The value as a GeoJSON dict (built from the library's MessagePack by the C extension,
+        else read from its text)."""
+        value: dict[str, Any] = take_values(lambda flags, buf: lib.mc_geojson_serialize(self._handle, flags, buf))
         return value
 
     def to_shapely(self) -> Any:

@@ -20,9 +20,9 @@ WORLD = (-180, -85, 180, 85)
 def dict_passes(request, monkeypatch):
     """Runs a test with the dicts of answers built by the C extension (mapcore/_dicts.c, built
     in place by `make test`) and again by the package's Python passes (a build without it)."""
-    assert mapcore.cluster._dicts is not None, "the C extension is not built: make test builds it"
+    assert mapcore._lib.dicts is not None, "the C extension is not built: make test builds it"
     if request.param == "Python":
-        monkeypatch.setattr(mapcore.cluster, "_dicts", None)
+        monkeypatch.setattr(mapcore._lib, "dicts", None)
     return request.param
 
 
@@ -437,7 +437,8 @@ def _items(rows):
 def test_c_dicts_make_clusters_as_the_python_passes_do():
     """The extension's cluster dicts equal cluster.py's, point_count_abbreviated included at
     every rounding edge (the library's own writing is compared on real answers above)."""
-    from mapcore.cluster import _cluster_dict, _dicts
+    from mapcore._lib import dicts as _dicts
+    from mapcore.cluster import _cluster_dict
     counts = [2, 999, 1000, 1049, 1050, 1051, 1949, 1950, 9949, 9950, 9999, 10000, 10499, 10500, 99999, 999_499,
               999_500, 2**40, 2**53 + 1]
     rows = [(i * 32 + 5, -179.5 + i, 85.0 - i, c) for i, c in enumerate(counts)]
@@ -454,7 +455,7 @@ def test_c_dicts_hand_back_the_kept_points_and_hold_no_stray_references():
     """Points are the list's own objects; reference counts are exact (nothing leaked, nothing
     freed early); a cluster's place is None when the caller fetches clusters itself."""
     import sys
-    from mapcore.cluster import _dicts
+    from mapcore._lib import dicts as _dicts
     points = [{"type": "Feature", "properties": {"i": i}} for i in range(4)] + [None]
     items = _items([(2, 0, 0, 1), (0, 0, 0, 1), (7, 1.5, 2.5, 3), (2, 0, 0, 1)])
     def refs():
@@ -482,7 +483,7 @@ def test_c_dicts_hand_back_the_kept_points_and_hold_no_stray_references():
 def test_c_dicts_refuse_what_they_cannot_read(call):
     """Ids past the list, negative ids, no items at a null address, a negative count, points
     that are not a list: errors, not a crash."""
-    from mapcore.cluster import _dicts
+    from mapcore._lib import dicts as _dicts
     fn = getattr(_dicts, call)
     extra = (True,) if call == "assemble" else ()
     points = [{"type": "Feature"}] * 3

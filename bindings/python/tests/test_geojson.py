@@ -170,3 +170,139 @@ def test_every_form_python_geodata_comes_in(tmp_path):
     assert repr(collection) == "<mapcore.GeoJSON FeatureCollection: 3 features>"
     with pytest.raises(TypeError):
         mapcore.GeoJSON(42)
+
+
+# ---- MessagePack (MC_SERIALIZE_MSGPACK) and the C extension's reader -------------------------
+
+RICH = {"type": "FeatureCollection", "bbox": [-180, -90, 180, 90.5], "features": [
+    {"type": "Feature", "id": "a", "geometry": {"type": "Point", "coordinates": [1, 2.5, -3]},
+     "properties": {"n": 1, "d": 1.0, "neg": [-1, -32, -33, -128, -129, -32768, -32769, -2**31 - 1, -2**63],
+                    "pos": [127, 128, 255, 256, 65535, 65536, 2**32, 2**63 - 1, 2**63, 2**64 - 1],
+                    "f": [-0.0, 1e300, 5e-324, 0.1, 123456.789], "s": "x\"y\\z\n", "u": "é東🙂",
+                    "long": "L" * 70000, "edge": ["a" * 31, "b" * 32, "c" * 255, "d" * 256, ""],
+                    "nested": {"k": [True, False, None, {}], "deep": [[[[1]]]]}},
+     "extra": {"q": -0.5}},
+    {"type": "Feature", "id": 7.5, "geometry": {"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 0]]]},
+     "properties": None},
+    {"type": "Feature", "id": 12, "geometry": None, "properties": {}}], "foreign": "kept"}
+
+
+def strictly_equal(a, b, path="$"):
+    """Equal with the same types (1 is not 1.0, True is not 1) and keys in the same order."""
+    assert type(a) is type(b), f"{path}: {a!r} is {type(a).__name__}, {b!r} is {type(b).__name__}"
+    if isinstance(a, dict):
+        assert list(a) == list(b), path
+        for k in a:
+            strictly_equal(a[k], b[k], f"{path}.{k}")
+    elif isinstance(a, list):
+        assert len(a) == len(b), path
+        for i, (x, y) in enumerate(zip(a, b)):
+            strictly_equal(x, y, f"{path}[{i}]")
+    elif isinstance(a, float):
+        assert a.hex() == b.hex(), path  # -0.0 is not 0.0
+    else:
+        assert a == b, path
+
+
+def _unpack(data):
+    """The C extension's reader over a copy of `data` (it reads at an address, as the binding
+    passes it the library's buffer)."""
+    import ctypes
+    room = ctypes.create_string_buffer(bytes(data), len(data) or 1)
+    return mapcore._lib.dicts.unpack(ctypes.addressof(room), len(data))
+
+
+@pytest.mark.parametrize("source", ["rich", "places"])
+def test_msgpack_holds_what_the_text_holds(source):
+    """to_msgpack() read by msgpack (PyPI, the reference reader) and by the C extension, and
+    to_dict() (which reads MessagePack when the extension is built): the values json.loads
+    makes of to_json(), types and key order included."""
+    import msgpack
+    g = mapcore.GeoJSON(RICH if source == "rich" else (DATA / "places.geojson").read_bytes())
+    from_text = json.loads(g.to_json())
+    packed = g.to_msgpack()
+    strictly_equal(msgpack.unpackb(packed, raw=False, strict_map_key=True), from_text)
+    strictly_equal(_unpack(packed), from_text)
+    strictly_equal(g.to_dict(), from_text)
+    assert packed[0] == 0xDF  # a map 32, as the header says
+
+
+def test_msgpack_and_pretty_exclude_each_other():
+    g = mapcore.GeoJSON(RICH)
+    with pytest.raises(mapcore.MapCoreError, match="MSGPACK"):
+        mapcore._lib.take_bytes(lambda buf: mapcore._lib.lib.mc_geojson_serialize(g._handle, 3, buf))
+    with pytest.raises(mapcore.MapCoreError, match="Unknown serialize flags"):
+        mapcore._lib.take_bytes(lambda buf: mapcore._lib.lib.mc_geojson_serialize(g._handle, 4, buf))
+
+
+def test_to_dict_without_the_extension_is_the_same(monkeypatch):
+    g = mapcore.GeoJSON(RICH)
+    with_extension = g.to_dict()
+    monkeypatch.setattr(mapcore._lib, "dicts", None)
+    strictly_equal(g.to_dict(), with_extension)
+
+
+def test_unpack_refuses_what_it_cannot_read():
+    """Truncated at every byte, trailing bytes, types the library never writes, keys that are
+    not strings, nesting past the limit, invalid UTF-8, lengths past the end: errors, never a
+    crash or a read past the bytes."""
+    packed = mapcore.GeoJSON(RICH).to_msgpack()
+    for cut in list(range(0, 400)) + list(range(400, len(packed), 997)):
+        with pytest.raises(ValueError):
+            _unpack(packed[:cut])
+    with pytest.raises(ValueError, match="after"):
+        _unpack(packed + b"\xc0")
+    for marker in (0xC1, 0xC4, 0xC5, 0xC6, 0xC7, 0xC8, 0xC9, 0xD4, 0xD5, 0xD6, 0xD7, 0xD8):
+        with pytest.raises(ValueError, match="type"):
+            _unpack(bytes([marker, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0]))
+    with pytest.raises(ValueError, match="key"):
+        _unpack(b"\x81\x01\x02")  # {1: 2}
+    with pytest.raises(ValueError, match="key"):
+        _unpack(b"\x81\x90\x02")  # {[]: 2}
+    assert _unpack(b"\x91" * 1000 + b"\xc0") is not None
+    with pytest.raises(ValueError, match="deep"):
+        _unpack(b"\x91" * 1001 + b"\xc0")
+    with pytest.raises(UnicodeDecodeError):
+        _unpack(b"\xa2\xc3\x28")
+    with pytest.raises(UnicodeDecodeError):
+        _unpack(b"\xd9\x21" + b"a" * 32 + b"\xff")  # past the shared strings' length
+    for huge in (b"\xdd\xff\xff\xff\xff", b"\xdf\xff\xff\xff\xff", b"\xdb\xff\xff\xff\xff", b"\xdc\xff\xff\x01"):
+        with pytest.raises(ValueError, match="truncated"):
+            _unpack(huge)
+    with pytest.raises(ValueError):
+        mapcore._lib.dicts.unpack(0, 5)
+    with pytest.raises(ValueError):
+        mapcore._lib.dicts.unpack(0, -1)
+    assert _unpack(b"\xca\x3f\xc0\x00\x00") == 1.5  # float 32, which the library never writes
+    assert _unpack(b"\xcf" + b"\xff" * 8) == 2**64 - 1 and _unpack(b"\xd3\x80" + b"\x00" * 7) == -2**63
+
+
+def test_unpack_agrees_with_msgpack_on_mutated_input():
+    """Fuzz smoke, seeded: bytes of a real message flipped, cut and repeated. The extension gives
+    what msgpack (PyPI) gives where that is a value of the forms it reads, else an error."""
+    import random
+    import msgpack
+    rng = random.Random(21)
+    packed = mapcore.GeoJSON({"type": "FeatureCollection", "features": RICH["features"][1:] + [
+        {"type": "Feature", "properties": {"a": [1, -2, 3.5, "x"], "b": {"c": None}}, "geometry": None}]}).to_msgpack()
+    agreed = refused = 0
+    for _ in range(20000):
+        data = bytearray(packed)
+        for _ in range(rng.randint(1, 4)):
+            at = rng.randrange(len(data))
+            kind = rng.random()
+            if kind < 0.6:
+                data[at] = rng.randrange(256)
+            elif kind < 0.8:
+                del data[at:at + rng.randint(1, 8)]
+            else:
+                data[at:at] = data[at:at + rng.randint(1, 8)]
+        try:
+            ours = _unpack(bytes(data))
+        except ValueError:
+            refused += 1
+            continue
+        theirs = msgpack.unpackb(bytes(data), raw=False, strict_map_key=True)
+        strictly_equal(ours, theirs)
+        agreed += 1
+    assert agreed > 1000 and refused > 1000, (agreed, refused)

@@ -77,7 +77,7 @@ print(json.dumps({
         [0, 0]]]}]).evaluate({"type": "Feature", "properties": {}, "geometry": {"type": "Point",
         "coordinates": [1, 1]}}),
     "geos": mapcore.geos_version(),
-    "dicts": mapcore.cluster._dicts.__file__,
+    "dicts": mapcore._lib.dicts.__file__,
     "clusters": len(mapcore.Supercluster().load_points([0.0, 0.0, 0.0001, 0.0001]).get_clusters(
         (-180, -85, 180, 85), 0)),
 }))
