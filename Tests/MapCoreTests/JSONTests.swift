@@ -199,7 +199,7 @@ import Testing
 
     /// A cluster index's features as MessagePack: the same on two threads as on one, and the
     /// same values as its text.
-    @Test func messagePackClusterFeaturesMatchTheText() throws {
+    @Test func parallelMessagePackClusterFeaturesMatchTheText() throws {
         var features: [String] = []
         for i in 0..<25_000 {
             let lng = Double(i % 360) - 179.5, lat = Double(i % 170) / 2 - 42.25
