@@ -62,6 +62,7 @@ def main():
     print("-- load")
     t_peer = median_seconds(lambda: pysupercluster.SuperCluster(xy, min_zoom=0, max_zoom=16, radius=40, extent=512),
                             repeats)
+    t_peer_build = t_peer
     row("pysupercluster (numpy, bare points)", t_peer)
     # load(list) gives the library coordinates first and the GeoJSON at the first get_tile.
     row("load(list of feature dicts)", median_seconds(lambda: mapcore.Supercluster().load(features), repeats),
@@ -118,8 +119,9 @@ def main():
         median_seconds(lambda: [from_text.get_clusters(WORLD, z) for z in zooms], 1), t_peer)
     source = mapcore.DataSource(cluster=True)
     source.add(mapcore.GeoJSON(features))
-    row("DataSource.clusters dicts, build + 1st [1 run]",
-        median_seconds(lambda: [source.clusters(WORLD, z) for z in zooms], 1), t_peer)
+    t_source = median_seconds(lambda: [source.clusters(WORLD, z) for z in zooms], 1)
+    row("DataSource.clusters dicts, build + 1st [1 run]", t_source, t_peer)
+    row("  the same against pysupercluster's build + dicts", t_source, t_peer_build + t_peer)
     row("DataSource.clusters dicts, 2nd sweep [1 run]",
         median_seconds(lambda: [source.clusters(WORLD, z) for z in zooms], 1), t_peer)
     print(f"load average after: {os.getloadavg()[0]:.2f}")
