@@ -233,7 +233,7 @@ public func mc_cluster_index_get_features(
         for id in ids { items.append(try sc.item(id: clusterID(id))) }
         switch form {
         case .json(let pretty): try fill(out, with: sc.featureCollection(items, pretty: pretty))
-        case .messagePack: try fill(out, with: sc.featureCollectionMessagePack(items))
+        case .messagePack: try fill(out, with: try sc.featureCollectionMessagePack(items))
         }
     }
 }

@@ -107,7 +107,7 @@ public func mc_geojson_serialize(
         let out = try required(out, "out")
         switch try serializedForm(flags) {
         case .json(let pretty): try fill(out, with: h.value.serialize(pretty: pretty))
-        case .messagePack: try fill(out, with: h.value.serializeMessagePack())
+        case .messagePack: try fill(out, with: try h.value.serializeMessagePack())
         }
     }
 }

@@ -169,6 +169,16 @@ import Testing
                     0x62, 0xC0,
                 ])
         #expect(packed(.array([])) == [0xDD, 0, 0, 0, 0])
+        // A string of 4 GiB has no form: the writer says so (callers then report MC_E_LIMIT)
+        // without reading its bytes, so a pointer to one byte stands in for them here.
+        var w = MessagePackWriter()
+        let one: [UInt8] = [0x61]
+        one.withUnsafeBufferPointer { b in
+            w.writeString(utf8: UnsafeBufferPointer(start: b.baseAddress, count: Int(UInt32.max) + 1))
+        }
+        #expect(w.overflowed)
+        #expect(throws: MapCoreError.self) { try w.finished() }
+        #expect(!MessagePackWriter().overflowed)
     }
 
     /// GeoJSON as MessagePack holds what its text holds, member for member, with the number
@@ -181,10 +191,18 @@ import Testing
               "extra":{"q":-0.0}},
              {"type":"Feature","id":7,"geometry":{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1],[0,0]]]},
               "properties":null},
-             {"type":"Feature","geometry":null,"properties":{}}],"foreign":"kept"}
-            """#
+             {"type":"Feature","geometry":null,"properties":{}},
+             {"type":"Feature","geometry":null,"properties":{"u":18446744073709551615,"z":-0.0,"dec":12.5,
+              "tiny":0.0000125,"neg":-70000,"big":1e300,"esc":"a\"b\\c\n\u00e9","t":true,"nul":null,
+              "long":"LONG"}}],"foreign":"kept"}
+            """#.replacing("LONG", with: String(repeating: "L", count: 130))
         let g = try GeoJSONParser.parse(text)
-        var reader = MessagePackTestReader(bytes: g.serializeMessagePack())
+        // The last feature's properties are packed: written from their bytes.
+        guard case .featureCollection(let c) = g, let packed = c.features.last?.properties, packed.isPacked else {
+            Issue.record("no packed properties")
+            return
+        }
+        var reader = MessagePackTestReader(bytes: try g.serializeMessagePack())
         let fromPack = try reader.value()
         #expect(reader.at == reader.bytes.count)
         #expect(sameValue(fromPack, try JSON.parse(g.serializedString())))
@@ -214,8 +232,8 @@ import Testing
             try index.clusters(west: -180, south: -85, east: 180, north: 85, zoom: 3)
             + (0..<25_000).map { ClusterItem.point($0) }
         #expect(items.count > Supercluster.parallelWritingFrom)
-        let parallel = index.featureCollectionMessagePack(items)
-        #expect(parallel == index.featureCollectionMessagePack(items, parallel: false))
+        let parallel = try index.featureCollectionMessagePack(items)
+        #expect(parallel == (try index.featureCollectionMessagePack(items, parallel: false)))
         var reader = MessagePackTestReader(bytes: parallel)
         let fromText = try JSON.parse(String(decoding: index.featureCollection(items), as: UTF8.self))
         #expect(sameValue(try reader.value(), fromText))

@@ -134,7 +134,8 @@ MC_API int mc_cluster_index_get_leaves_flat(mc_cluster_index *index, int64_t clu
  * With the _flat queries this answers a query in two steps, fetching only the features a caller
  * does not hold yet: the Python binding keeps each point's dict once fetched, as supercluster JS
  * hands back its input features. `flags`: MC_SERIALIZE_PRETTY, or MC_SERIALIZE_MSGPACK for
- * the same FeatureCollection as MessagePack (what the Python binding reads). An id that names
+ * the same FeatureCollection as MessagePack (what the Python binding reads; MC_E_LIMIT as
+ * mapcore/geojson.h says); both, or other bits: MC_E_INVALID_ARGUMENT. An id that names
  * neither: MC_E_NOT_FOUND naming it, and nothing is written. */
 MC_API int mc_cluster_index_get_features(mc_cluster_index *index, const int64_t *ids, size_t count, uint32_t flags,
                                          mc_buf *out);

@@ -84,8 +84,10 @@ MC_API void mc_clear_error(void);
 
 /* ---- Buffers --------------------------------------------------------------------------- */
 
-/* Text the library produced: `data` holds `len` bytes of UTF-8 followed by a NUL byte (not
- * counted in len). Initialise with MC_BUF_INIT; release with mc_buf_dispose(). */
+/* Bytes the library produced: `data` holds `len` bytes followed by a NUL byte (not counted in
+ * len). UTF-8 text, except where a call says it writes binary (MVT, MC_SERIALIZE_MSGPACK): then
+ * the bytes may hold NULs, so read `len`, not up to the NUL. Initialise with MC_BUF_INIT;
+ * release with mc_buf_dispose(). */
 typedef struct mc_buf {
     char *data;
     size_t len;

@@ -115,11 +115,13 @@ MC_API int mc_geojson_geometry_type(const mc_geojson *geojson, int *out_type);
 /* Serialization flags. */
 #define MC_SERIALIZE_PRETTY 1u /* two-space indentation, positions on one line */
 /* The same value as MessagePack (msgpack.org) instead of JSON text, where a call says it takes
- * this flag (not with MC_SERIALIZE_PRETTY: MC_E_INVALID_ARGUMENT). Objects are maps with str
- * keys in the text's member order, arrays are arrays, strings str (UTF-8), null nil, booleans
- * bool. Every number has the type the text reads back as: an integer where the text has an
- * integer, including integral coordinates (the smallest form: fixint, else uint 8-64 when
- * positive, int 8-64 when negative), else float64. Maps and arrays use the map 32 / array 32 forms. For hosts that
+ * this flag (with MC_SERIALIZE_PRETTY: MC_E_INVALID_ARGUMENT). Objects are maps with str keys in
+ * the text's member order, arrays are arrays, strings str (UTF-8), null nil, booleans bool.
+ * Every number has the type the text reads back as: an integer where the text has an integer,
+ * integral coordinates included (the smallest form: fixint, else uint 8-64 when positive, int
+ * 8-64 when negative), else float64. Maps and arrays use the map 32 / array 32 forms. The
+ * mc_buf then holds binary bytes (read `len`). A string of 4 GiB or more, or a container of more
+ * than 2^32 - 1 items, has no MessagePack form: MC_E_LIMIT, nothing written. For hosts that
  * build their objects from bytes faster than from text (the Python binding). */
 #define MC_SERIALIZE_MSGPACK 2u
 
@@ -128,7 +130,8 @@ MC_API int mc_geojson_geometry_type(const mc_geojson *geojson, int *out_type);
  * Parsing the output gives an equal value. Members come in a fixed order ("type", "id",
  * "bbox", "geometry"/"coordinates"/"geometries", "properties"), foreign members after them.
  * `flags`: MC_SERIALIZE_PRETTY, or MC_SERIALIZE_MSGPACK for the same value as MessagePack.
- * Errors: MC_E_MISUSE, MC_E_INVALID_ARGUMENT (out NULL, unknown flags), MC_E_NO_MEMORY. */
+ * Errors: MC_E_MISUSE, MC_E_INVALID_ARGUMENT (out NULL, unknown flags, both flags),
+ * MC_E_LIMIT (MessagePack only, see above), MC_E_NO_MEMORY. */
 MC_API int mc_geojson_serialize(const mc_geojson *geojson, unsigned flags, mc_buf *out);
 
 #ifdef __cplusplus

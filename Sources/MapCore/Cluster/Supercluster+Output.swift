@@ -40,11 +40,14 @@ extension Supercluster {
         return w.bytes
     }
 
-    /// The same FeatureCollection as MessagePack (`MessagePackWriter`).
-    public func featureCollectionMessagePack(_ items: [ClusterItem], parallel: Bool = true) -> [UInt8] {
+    /// The same FeatureCollection as MessagePack (`MessagePackWriter`); MC_E_LIMIT for a value
+    /// with no MessagePack form.
+    public func featureCollectionMessagePack(
+        _ items: [ClusterItem], parallel: Bool = true
+    ) throws(MapCoreError) -> [UInt8] {
         var w = MessagePackWriter(reserve: MessagePackWriter.reserve(items: items.count, bytesEach: 256))
         writeFeatureCollection(items, into: &w, parallel: parallel)
-        return w.bytes
+        return try w.finished()
     }
 
     private func writeFeatureCollection<W: StructuredWriter>(_ items: [ClusterItem], into w: inout W, parallel: Bool) {

@@ -10,10 +10,11 @@ extension GeoJSON {
 
     /// The same value as MessagePack (`MessagePackWriter`): the members, in the order and with
     /// the value types the text reads back as.
-    public func serializeMessagePack() -> [UInt8] {
+    /// MC_E_LIMIT for a string of 4 GiB or more or a container past UInt32.max items.
+    public func serializeMessagePack() throws(MapCoreError) -> [UInt8] {
         var w = MessagePackWriter(reserve: 1024)
         w.writeGeoJSON(self)
-        return w.bytes
+        return try w.finished()
     }
 
     public func serializedString(pretty: Bool = false) -> String {

@@ -9,6 +9,10 @@
 /// forms, their counts filled in when they close, as the writers are driven member by member.
 public struct MessagePackWriter: StructuredWriter {
     public private(set) var bytes: [UInt8] = []
+    /// Set when a value had no MessagePack form (a string of 4 GiB or more, a container of more
+    /// than UInt32.max members or elements): the bytes are then not the value, and callers
+    /// report MC_E_LIMIT instead of handing them out.
+    public private(set) var overflowed = false
     /// Per open container: where its header is, and its members or elements so far.
     private var open: [(header: Int, count: UInt32)] = []
 
@@ -23,8 +27,11 @@ public struct MessagePackWriter: StructuredWriter {
     }
 
     public mutating func appendElements(of other: MessagePackWriter) {
+        overflowed = overflowed || other.overflowed
         guard let inner = other.open.first, !open.isEmpty else { return }
-        open[open.count - 1].count &+= inner.count
+        let (sum, over) = open[open.count - 1].count.addingReportingOverflow(inner.count)
+        open[open.count - 1].count = sum
+        overflowed = overflowed || over
         bytes.append(contentsOf: other.bytes)
     }
 
@@ -40,7 +47,8 @@ public struct MessagePackWriter: StructuredWriter {
     public mutating func element() { count() }
 
     private mutating func count() {
-        if !open.isEmpty { open[open.count - 1].count &+= 1 }
+        guard let last = open.indices.last else { return }
+        if open[last].count == .max { overflowed = true } else { open[last].count += 1 }
     }
 
     private mutating func openContainer(_ marker: UInt8) {
@@ -97,7 +105,7 @@ public struct MessagePackWriter: StructuredWriter {
         writeString(utf8: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
     }
 
-    /// A string of 4 GiB or more cannot be told in MessagePack and is written as nil.
+    /// A string of 4 GiB or more has no MessagePack form: `overflowed`, its bytes never read.
     public mutating func writeString(utf8: UnsafeBufferPointer<UInt8>) {
         let n = utf8.count
         switch n {
@@ -105,7 +113,7 @@ public struct MessagePackWriter: StructuredWriter {
         case 32...0xFF: bigEndian(0xD9, UInt64(n), 1)
         case 0x100...0xFFFF: bigEndian(0xDA, UInt64(n), 2)
         case 0x1_0000...Int(UInt32.max): bigEndian(0xDB, UInt64(n), 4)
-        default: writeNull(); return
+        default: overflowed = true; return
         }
         bytes.append(contentsOf: utf8)
     }
@@ -117,5 +125,18 @@ public struct MessagePackWriter: StructuredWriter {
             for k in 0..<count { b[1 + k] = UInt8(truncatingIfNeeded: bits >> (8 * UInt64(count - 1 - k))) }
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: b[0..<(1 + count)]))
         }
+    }
+}
+
+extension MessagePackWriter {
+    /// The bytes, or MC_E_LIMIT when a value had no MessagePack form.
+    func finished() throws(MapCoreError) -> [UInt8] {
+        guard !overflowed else {
+            throw MapCoreError(
+                .limit,
+                "A string of 4 GiB or more, or a container of more than 4,294,967,295 members or elements, "
+                    + "has no MessagePack form.")
+        }
+        return bytes
     }
 }

@@ -4,7 +4,8 @@
  * Optional: the package works without it (cluster.py then does the same in Python) and is
  * otherwise ctypes only. Why C: a getClusters sweep over zooms 0-16 of a million points hands
  * back ten million items, and picking each point's kept dict and making each cluster's dict from
- * Python costs more than pysupercluster's whole answer (docs/NOTES.md, "Python ways in and out").
+ * Python costs more than pysupercluster's whole answer (docs/perf-log.md, "Python ways in and
+ * out"; docs/NOTES.md, "The C extension").
  * The stable ABI (3.8) keeps one build good for every CPython 3.8+.
  *
  * Private to the package: items come as the address and count of a ctypes array of
@@ -25,6 +26,7 @@ typedef struct {
     double lng, lat;
     int64_t point_count;
 } item;
+_Static_assert(sizeof(item) == 32, "mc_cluster_item is 32 bytes: id, lng, lat, point_count");
 
 /* Keys and constant values, made once (interned, so dict lookups by the same text are fast). */
 static PyObject *s_type, *s_id, *s_properties, *s_geometry, *s_cluster, *s_cluster_id, *s_point_count,
@@ -68,15 +70,22 @@ static int set_new(PyObject *d, PyObject *key, PyObject *value) {
     return status;
 }
 
+/* A coordinate as the library writes it (Swift `JSONValue.coordinate`, cluster.py `_coordinate`):
+ * an integral value under 1e15 as an int, as JavaScript prints it, else a float. */
+static PyObject *coordinate(double d) {
+    if (isfinite(d) && d == trunc(d) && fabs(d) < 1e15) return PyLong_FromLongLong((long long)d);
+    return PyFloat_FromDouble(d);
+}
+
 /* The feature of a cluster without clusterProperties, as the library writes it: the same keys
  * in the same order as cluster.py's `_cluster_dict`. */
 static PyObject *cluster_dict(const item *it) {
     PyObject *feature = PyDict_New(), *properties = PyDict_New(), *geometry = PyDict_New(),
              *coordinates = PyList_New(2);
     if (feature == NULL || properties == NULL || geometry == NULL || coordinates == NULL) goto fail;
-    PyObject *lng = PyFloat_FromDouble(it->lng);
+    PyObject *lng = coordinate(it->lng);
     if (lng == NULL || PyList_SetItem(coordinates, 0, lng) < 0) goto fail;
-    PyObject *lat = PyFloat_FromDouble(it->lat);
+    PyObject *lat = coordinate(it->lat);
     if (lat == NULL || PyList_SetItem(coordinates, 1, lat) < 0) goto fail;
     if (PyDict_SetItem(properties, s_cluster, Py_True) < 0 ||
         set_new(properties, s_cluster_id, PyLong_FromLongLong(it->id)) < 0 ||
@@ -175,9 +184,10 @@ static PyObject *missing(PyObject *self, PyObject *args) {
  * maps with str keys are dicts, arrays lists, ints ints, float64 floats. Every read is bounds
  * checked and anything else is a ValueError (truncated, trailing bytes, bin/ext/unknown types,
  * a key that is not a str, nesting deeper than MAX_DEPTH); invalid UTF-8 a UnicodeDecodeError.
- * Why not orjson on the text: the library writes MessagePack three times faster than text, and
- * short strings repeat (keys, "Feature", "Point", property values such as country codes), so
- * they are made once per call and shared, as orjson shares keys. */
+ * Why not orjson on the text: the library writes MessagePack faster than text (no shortest-double
+ * formatting), it reads in about half orjson's time on the same features, and short strings
+ * repeat (keys, "Feature", "Point", property values such as country codes), so they are made
+ * once per call and shared, as orjson shares keys (figures in docs/perf-log.md). */
 
 #define MAX_DEPTH 1000     /* the library's values nest at most MC_MAX_DEPTH_LIMIT (512) deep */
 #define SHARED_MAX_LEN 32  /* strings up to this many bytes are shared within a call */

@@ -181,12 +181,18 @@ def _dicts_of_items(items: Any, inputs: list[dict[str, Any]]) -> list[dict[str, 
     return out
 
 
+def _coordinate(v: float) -> int | float:
+    """A coordinate as the library writes it (Swift `JSONValue.coordinate`; _dicts.c the same): an
+    integral value under 1e15 as an int, as JavaScript prints it, else the float."""
+    return int(v) if v.is_integer() and abs(v) < 1e15 else v
+
+
 def _cluster_dict(cid: int, lng: float, lat: float, count: int) -> dict[str, Any]:
     """A cluster's feature as the library writes it when there are no clusterProperties."""
     return {"type": "Feature", "id": cid,
             "properties": {"cluster": True, "cluster_id": cid, "point_count": count,
                            "point_count_abbreviated": _abbreviated(count)},
-            "geometry": {"type": "Point", "coordinates": [lng, lat]}}
+            "geometry": {"type": "Point", "coordinates": [_coordinate(lng), _coordinate(lat)]}}
 
 
 class _Kept:

@@ -466,10 +466,17 @@ def test_c_dicts_hand_back_the_kept_points_and_hold_no_stray_references():
     during = refs()
     assert [b - a for a, b in zip(before, during)] == [1, 0, 2, 0]
     made = _dicts.assemble(ctypes.addressof(items), len(items), points, True)
-    cluster = made[2]
-    assert sys.getrefcount(cluster) == 3  # the list, the name `cluster`, the call's argument
-    inner = [sys.getrefcount(cluster[key]) for key in ("properties", "geometry")]
-    assert inner == [2, 2]  # the feature's, the call's argument
+    # The cluster's dicts are held as a dict Python makes holds them: by their feature only.
+    from mapcore.cluster import _cluster_dict
+    cluster, python = made[2], [_cluster_dict(7, 1.5, 2.5, 3)]
+    assert cluster == python[0]
+    for key in ("properties", "geometry"):
+        counts = [sys.getrefcount(cluster[key]), sys.getrefcount(python[0][key])]
+        assert counts[0] == counts[1], key
+    counts = [sys.getrefcount(cluster), sys.getrefcount(made)]
+    del cluster
+    after = [sys.getrefcount(made[2]), sys.getrefcount(made)]
+    assert after == [counts[0] - 1, counts[1]]  # the name held one; the list one
     del got, made
     after = refs()
     assert after == before
@@ -500,3 +507,21 @@ def test_c_dicts_refuse_what_they_cannot_read(call):
         fn(ctypes.addressof(items), 1, tuple(points), *extra)
     with pytest.raises(TypeError):
         fn("0", 1, points, *extra)
+
+
+@pytest.mark.parametrize("way", ["list", "text"])
+def test_whole_number_cluster_coordinates_are_ints_as_the_library_writes_them(way, dict_passes):
+    """A cluster centred on whole degrees: its coordinates are ints in the library's GeoJSON (as
+    JavaScript prints them), and so in the dicts built here, types compared strictly."""
+    from conftest import strictly_equal
+    from mapcore.cluster import _bbox
+    features = [{"type": "Feature", "properties": {"k": i},
+                 "geometry": {"type": "Point", "coordinates": xy}}
+                for i, xy in enumerate([[0, 0]] * 3 + [[10, 0]] * 2 + [[-45.5, 0]] * 2)]
+    data = features if way == "list" else json.dumps({"type": "FeatureCollection", "features": features})
+    index = mapcore.Supercluster().load(data)
+    got = index.get_clusters(WORLD, 5)
+    clusters = [f["geometry"]["coordinates"] for f in got if "cluster_id" in f["properties"]]
+    assert [0, 0] in clusters and any(type(c[0]) is float for c in clusters), clusters
+    assert any(type(c[0]) is int for c in clusters), clusters
+    strictly_equal(got, _written_by_library(index, "clusters", _bbox(WORLD), 5.0))
