@@ -61,9 +61,11 @@ def points(n):
     return array
 
 
-def child(lib, array):
+def child(lib, arg, program=CHILD):
+    """`program`'s JSON answer, run in a fresh process on library `lib` with argument `arg` (also
+    the A/B of tiles, bench/ab_tiles.py)."""
     env = {"MAPCORE_LIBRARY": str(Path(lib).resolve()), "PATH": "/usr/bin:/bin"}
-    out = subprocess.run([sys.executable, "-c", CHILD, str(HERE.parent / "bindings" / "python"), str(array)],
+    out = subprocess.run([sys.executable, "-c", program, str(HERE.parent / "bindings" / "python"), str(arg)],
                          env=env, capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
 

@@ -11,11 +11,11 @@ builds a geojson-vt index with its defaults, asks for every tile of zooms 0-8 th
 for the z0 tile once more. It prints each round, the medians and B/A per file. The two libraries
 must write the same bytes for every tile (a digest of all of them); the script fails otherwise.
 """
-import json
 import statistics
-import subprocess
 import sys
 from pathlib import Path
+
+from ab_cluster import child
 
 HERE = Path(__file__).resolve().parent
 CHILD = r"""
@@ -53,13 +53,6 @@ FIGURES = (("first", "z0-8 made and encoded"), ("again", "the same, encoding onl
            ("build", "index build"))
 
 
-def child(lib, path):
-    env = {"MAPCORE_LIBRARY": str(Path(lib).resolve()), "PATH": "/usr/bin:/bin"}
-    out = subprocess.run([sys.executable, "-c", CHILD, str(HERE.parent / "bindings" / "python"), str(path)],
-                         env=env, capture_output=True, text=True, check=True)
-    return json.loads(out.stdout)
-
-
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
@@ -77,7 +70,7 @@ def main():
         runs = {"A": [], "B": []}
         for r in range(rounds):
             for name in (("A", "B") if r % 2 == 0 else ("B", "A")):
-                runs[name].append(child(lib_a if name == "A" else lib_b, path))
+                runs[name].append(child(lib_a if name == "A" else lib_b, path, CHILD))
             a, b = runs["A"][-1], runs["B"][-1]
             print(f"{path.name} round {r + 1}: " + "   ".join(
                 f"{label} A {a[key]:.3f} s B {b[key]:.3f} s" for key, label in FIGURES[:3]))
