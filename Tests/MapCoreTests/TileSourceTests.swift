@@ -11,9 +11,30 @@ private func url(_ template: String, _ z: Int, _ x: Int, _ y: Int, tms: Bool = f
 
 private func ids(_ t: [TileID]) -> [[Int]] { t.map { [$0.z, $0.x, $0.y] } }
 
-private func temporaryDirectory() -> String {
+/// Runs `body` with a new directory under /tmp, removed with everything in it afterwards (a test
+/// run made about 250 of them, and a machine that runs the suite often would keep them all).
+private func withTemporaryDirectory<R>(_ body: (String) throws(MapCoreError) -> R) throws(MapCoreError) -> R {
     var template = Array("/tmp/mapcore-tilesource-XXXXXX".utf8CString)
-    return template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+    let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!).map { String(cString: $0) } }
+    guard let dir = made else { throw MapCoreError(.io, "mkdtemp failed: errno \(errno)") }
+    defer { removeTree(dir) }
+    return try body(dir)
+}
+
+/// Removes `path` and, when it is a directory, what it holds.
+private func removeTree(_ path: String) {
+    if let dir = opendir(path) {
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { removeTree(path + "/" + name) }
+        }
+        closedir(dir)
+        rmdir(path)
+    } else {
+        unlink(path)
+    }
 }
 
 struct TileURLFacts {
@@ -160,87 +181,92 @@ struct TileSourceFacts {
     /// A directory of tiles cut from US states by MapCore's own tiler, described by a TileJSON
     /// whose values yield to the caller's.
     @Test func directoryTilesetThroughTileJSON() throws {
-        let dir = temporaryDirectory()
-        let states = try GeoJSONParser.parse(
-            String(decoding: try FileIO.read(path: "Tests/fixtures/geojson-vt/us-states.json"), as: UTF8.self))
-        let index = try TileIndex(states, options: TilingOptions())
-        for t in [TileID(z: 0, x: 0, y: 0), TileID(z: 1, x: 0, y: 0)] {
-            mkdir("\(dir)/\(t.z)", 0o755)
-            mkdir("\(dir)/\(t.z)/\(t.x)", 0o755)
+        try withTemporaryDirectory { dir throws(MapCoreError) in
+            let states = try GeoJSONParser.parse(
+                String(decoding: try FileIO.read(path: "Tests/fixtures/geojson-vt/us-states.json"), as: UTF8.self))
+            let index = try TileIndex(states, options: TilingOptions())
+            for t in [TileID(z: 0, x: 0, y: 0), TileID(z: 1, x: 0, y: 0)] {
+                mkdir("\(dir)/\(t.z)", 0o755)
+                mkdir("\(dir)/\(t.z)/\(t.x)", 0o755)
+                try FileIO.write(
+                    path: "\(dir)/\(t.z)/\(t.x)/\(t.y).pbf", bytes: index.mvt(z: t.z, x: t.x, y: t.y, layer: "states"))
+            }
             try FileIO.write(
-                path: "\(dir)/\(t.z)/\(t.x)/\(t.y).pbf", bytes: index.mvt(z: t.z, x: t.x, y: t.y, layer: "states"))
+                path: "\(dir)/tiles.json",
+                bytes: Array(
+                    (#"{"tilejson":"3.0.0","tiles":["{z}/{x}/{y}.pbf"],"minzoom":0,"maxzoom":1,"#
+                        + #""vector_layers":[{"id":"states"}]}"#).utf8))
+            let source = try VectorTileSource(
+                options: TileSourceOptions(json: JSON.parse(#"{"url":"\#(dir)/tiles.json","maxzoom":6}"#)))
+            #expect(source.options.maxZoom == 6)  // the caller's value wins over the document's 1
+            #expect(source.options.tiles == ["\(dir)/{z}/{x}/{y}.pbf"])
+            #expect(source.url(for: TileID(z: 1, x: 0, y: 0)) == "\(dir)/1/0/0.pbf")
+            let z0 = try source.features(TileID(z: 0, x: 0, y: 0), sourceLayer: "states")
+            #expect(z0.count == 52 && z0.allSatisfy { $0.layer == "states" })
+            #expect(try source.fetch(TileID(z: 1, x: 1, y: 1)) == nil)  // no file: no tile
+            #expect(try source.fetch(TileID(z: 7, x: 0, y: 0)) == nil)  // beyond maxzoom: not asked for
+            let filter = try StyleExpression.compiled(
+                JSON.parse(#"["==",["get","name"],"Texas"]"#), spec: .filter, legacyFilters: true, what: "filter")
+            let texas = try source.query(
+                BoundingBox(west: -120, south: 20, east: -70, north: 50), mapZoom: 1,
+                sourceLayer: "states", filter: filter)
+            #expect(texas.count == 1)
+            if case .polygon? = texas.first?.geometry?.type {} else { Issue.record("Texas is one polygon") }
+            // Without ids, each tile's copy counts (MapLibre deduplicates by id only).
+            let all = try source.query(
+                BoundingBox(west: -180, south: -80, east: 180, north: 80), mapZoom: 1, sourceLayer: "states")
+            #expect(all.count == z0.count)  // only tile 1/0/0 exists at z1, and it holds every state
         }
-        try FileIO.write(
-            path: "\(dir)/tiles.json",
-            bytes: Array(
-                (#"{"tilejson":"3.0.0","tiles":["{z}/{x}/{y}.pbf"],"minzoom":0,"maxzoom":1,"#
-                    + #""vector_layers":[{"id":"states"}]}"#).utf8))
-        let source = try VectorTileSource(
-            options: TileSourceOptions(json: JSON.parse(#"{"url":"\#(dir)/tiles.json","maxzoom":6}"#)))
-        #expect(source.options.maxZoom == 6)  // the caller's value wins over the document's 1
-        #expect(source.options.tiles == ["\(dir)/{z}/{x}/{y}.pbf"])
-        #expect(source.url(for: TileID(z: 1, x: 0, y: 0)) == "\(dir)/1/0/0.pbf")
-        let z0 = try source.features(TileID(z: 0, x: 0, y: 0), sourceLayer: "states")
-        #expect(z0.count == 52 && z0.allSatisfy { $0.layer == "states" })
-        #expect(try source.fetch(TileID(z: 1, x: 1, y: 1)) == nil)  // no file: no tile
-        #expect(try source.fetch(TileID(z: 7, x: 0, y: 0)) == nil)  // beyond maxzoom: not asked for
-        let filter = try StyleExpression.compiled(
-            JSON.parse(#"["==",["get","name"],"Texas"]"#), spec: .filter, legacyFilters: true, what: "filter")
-        let texas = try source.query(
-            BoundingBox(west: -120, south: 20, east: -70, north: 50), mapZoom: 1,
-            sourceLayer: "states", filter: filter)
-        #expect(texas.count == 1)
-        if case .polygon? = texas.first?.geometry?.type {} else { Issue.record("Texas is one polygon") }
-        // Without ids, each tile's copy counts (MapLibre deduplicates by id only).
-        let all = try source.query(
-            BoundingBox(west: -180, south: -80, east: 180, north: 80), mapZoom: 1, sourceLayer: "states")
-        #expect(all.count == z0.count)  // only tile 1/0/0 exists at z1, and it holds every state
     }
 
     @Test func mbtilesRoundTripAndSource() throws {
-        let path = temporaryDirectory() + "/t.mbtiles"
-        do {
-            let archive = try MBTiles(path: path, create: true)
-            try archive.transaction { () throws(MapCoreError) in
-                try archive.write(TileID(z: 1, x: 0, y: 0), bytes: try Gzip.compress(Array("tile-1-0-0".utf8)))
-                try archive.write(TileID(z: 2, x: 3, y: 1), bytes: Array("tile-2-3-1".utf8))
-                try archive.setMetadata("minzoom", "1")
-                try archive.setMetadata("maxzoom", "2")
-                try archive.setMetadata("bounds", "-180,-85,180,85")
-                try archive.setMetadata("json", #"{"vector_layers":[{"id":"a","fields":{}}]}"#)
+        try withTemporaryDirectory { dir throws(MapCoreError) in
+            let path = dir + "/t.mbtiles"
+            do {
+                let archive = try MBTiles(path: path, create: true)
+                try archive.transaction { () throws(MapCoreError) in
+                    try archive.write(TileID(z: 1, x: 0, y: 0), bytes: try Gzip.compress(Array("tile-1-0-0".utf8)))
+                    try archive.write(TileID(z: 2, x: 3, y: 1), bytes: Array("tile-2-3-1".utf8))
+                    try archive.setMetadata("minzoom", "1")
+                    try archive.setMetadata("maxzoom", "2")
+                    try archive.setMetadata("bounds", "-180,-85,180,85")
+                    try archive.setMetadata("json", #"{"vector_layers":[{"id":"a","fields":{}}]}"#)
+                }
             }
+            let archive = try MBTiles(path: path)
+            // Stored in TMS rows: 2/3/1 is row 2 in the table.
+            #expect(try archive.tile(TileID(z: 2, x: 3, y: 1)) == Array("tile-2-3-1".utf8))
+            #expect(try archive.tile(TileID(z: 2, x: 3, y: 2)) == nil)
+            let meta = try archive.tileJSON()
+            #expect(meta["maxzoom"] == .int(2) && meta["vector_layers"]?.arrayValue?.count == 1)
+            let source = try VectorTileSource(
+                options: TileSourceOptions(json: JSON.parse(#"{"url":"mbtiles://\#(path)"}"#)))
+            #expect(source.options.minZoom == 1 && source.options.maxZoom == 2)
+            #expect(try source.fetch(TileID(z: 1, x: 0, y: 0)) == Array("tile-1-0-0".utf8))  // inflated
+            #expect(try source.fetch(TileID(z: 1, x: 0, y: 0), inflate: false)?.prefix(2) == [0x1F, 0x8B])
+            #expect(try source.fetch(TileID(z: 0, x: 0, y: 0)) == nil)  // below minzoom
+            #expect(source.url(for: TileID(z: 2, x: 3, y: 1)) == "mbtiles://\(path)/2/3/1")
         }
-        let archive = try MBTiles(path: path)
-        // Stored in TMS rows: 2/3/1 is row 2 in the table.
-        #expect(try archive.tile(TileID(z: 2, x: 3, y: 1)) == Array("tile-2-3-1".utf8))
-        #expect(try archive.tile(TileID(z: 2, x: 3, y: 2)) == nil)
-        let meta = try archive.tileJSON()
-        #expect(meta["maxzoom"] == .int(2) && meta["vector_layers"]?.arrayValue?.count == 1)
-        let source = try VectorTileSource(
-            options: TileSourceOptions(json: JSON.parse(#"{"url":"mbtiles://\#(path)"}"#)))
-        #expect(source.options.minZoom == 1 && source.options.maxZoom == 2)
-        #expect(try source.fetch(TileID(z: 1, x: 0, y: 0)) == Array("tile-1-0-0".utf8))  // inflated
-        #expect(try source.fetch(TileID(z: 1, x: 0, y: 0), inflate: false)?.prefix(2) == [0x1F, 0x8B])
-        #expect(try source.fetch(TileID(z: 0, x: 0, y: 0)) == nil)  // below minzoom
-        #expect(source.url(for: TileID(z: 2, x: 3, y: 1)) == "mbtiles://\(path)/2/3/1")
     }
 
     @Test func badArchivesAreErrors() throws {
-        let dir = temporaryDirectory()
-        try FileIO.write(path: "\(dir)/junk.mbtiles", bytes: Array(repeating: 7, count: 5000))
-        #expect(thrown { () throws(MapCoreError) in _ = try MBTiles(path: "\(dir)/junk.mbtiles") } != nil)
-        try FileIO.write(path: "\(dir)/empty.mbtiles", bytes: [])
-        #expect(thrown { () throws(MapCoreError) in _ = try MBTiles(path: "\(dir)/empty.mbtiles") }?.code == .parse)
-        #expect(
-            thrown { () throws(MapCoreError) in
-                _ = try VectorTileSource(
-                    options: TileSourceOptions(json: JSON.parse(#"{"url":"mbtiles://\#(dir)/none.mbtiles"}"#)))
-            }?.code == .notFound)
-        try FileIO.write(path: "\(dir)/bad.json", bytes: Array(#"{"tiles":[]}"#.utf8))
-        #expect(
-            thrown { () throws(MapCoreError) in
-                _ = try VectorTileSource(options: TileSourceOptions(json: JSON.parse(#"{"url":"\#(dir)/bad.json"}"#)))
-            }?.code == .parse)
+        try withTemporaryDirectory { dir throws(MapCoreError) in
+            try FileIO.write(path: "\(dir)/junk.mbtiles", bytes: Array(repeating: 7, count: 5000))
+            #expect(thrown { () throws(MapCoreError) in _ = try MBTiles(path: "\(dir)/junk.mbtiles") } != nil)
+            try FileIO.write(path: "\(dir)/empty.mbtiles", bytes: [])
+            #expect(thrown { () throws(MapCoreError) in _ = try MBTiles(path: "\(dir)/empty.mbtiles") }?.code == .parse)
+            #expect(
+                thrown { () throws(MapCoreError) in
+                    _ = try VectorTileSource(
+                        options: TileSourceOptions(json: JSON.parse(#"{"url":"mbtiles://\#(dir)/none.mbtiles"}"#)))
+                }?.code == .notFound)
+            try FileIO.write(path: "\(dir)/bad.json", bytes: Array(#"{"tiles":[]}"#.utf8))
+            #expect(
+                thrown { () throws(MapCoreError) in
+                    _ = try VectorTileSource(
+                        options: TileSourceOptions(json: JSON.parse(#"{"url":"\#(dir)/bad.json"}"#)))
+                }?.code == .parse)
+        }
     }
 }
 
@@ -267,10 +293,12 @@ struct PMTilesFacts {
         #expect(PMTiles.tileID(TileID(z: 2, x: 4, y: 0)) == nil)
     }
 
+    /// `bytes` written to a file and opened as an archive; the open file outlives its name.
     private func archive(_ bytes: [UInt8]) throws(MapCoreError) -> PMTilesArchive {
-        let path = temporaryDirectory() + "/a.pmtiles"
-        try FileIO.write(path: path, bytes: bytes)
-        return try PMTilesArchive(path: path)
+        try withTemporaryDirectory { dir throws(MapCoreError) in
+            try FileIO.write(path: dir + "/a.pmtiles", bytes: bytes)
+            return try PMTilesArchive(path: dir + "/a.pmtiles")
+        }
     }
 
     @Test func roundTripsWithDuplicatesRunsAndLeaves() throws {
