@@ -8,6 +8,8 @@
 #include <string>
 #include <utility>
 
+#include <unistd.h>
+
 static int passed = 0, failed = 0;
 #define CHECK(cond)                                                                                                    \
     do {                                                                                                               \
@@ -195,7 +197,8 @@ int main(int argc, char **argv) {
               "[[10,163,395],[10,163,396],[10,164,395],[10,164,396]]");
         mapcore::DataSource states;
         states.import_data(dir + "/../Tests/fixtures/geojson-vt/us-states.json");
-        const std::string path = "/tmp/mapcore-cpp-test.mbtiles";
+        // Named per process: ctest -j runs this test and its valgrind run side by side.
+        const std::string path = "/tmp/mapcore-cpp-test-" + std::to_string(getpid()) + ".mbtiles";
         CHECK(mapcore::write_tiles(states, path, R"({"maxzoom": 2, "layer": "states"})").find("\"tiles\":13") !=
               std::string::npos);
         mapcore::VectorTileSource source(R"({"url": ")" + path + "\"}");

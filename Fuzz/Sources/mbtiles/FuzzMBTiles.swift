@@ -10,7 +10,8 @@ public func fuzzMBTiles(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     guard let file = fopen(path, "wb") else { fatalError("cannot write the scratch file \(path)") }
     let written = fwrite(data, 1, size, file)
     fclose(file)
-    defer { unlink(path) }
+    // An input whose header asks for WAL mode leaves SQLite's -wal and -shm files beside it.
+    defer { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) } }
     guard written == size, let archive = try? MBTiles(path: path) else { return 0 }
     _ = try? archive.tileJSON()
     for (z, x, y) in [(0, 0, 0), (1, 1, 0), (14, 4823, 6160)] { _ = try? archive.tile(TileID(z: z, x: x, y: y)) }
