@@ -58,6 +58,179 @@ static inline intptr_t mc_kd_scan_down(const float *coords, intptr_t j, intptr_t
     return j;
 }
 
+/* Douglas-Peucker's farthest vertex, as geojson-vt's `simplify` scans for it: over the x, y,
+ * importance triples strictly between the ones at array offsets `first` and `last` (3k apart),
+ * the squared distance of each to the segment between those two, with geojson-vt's operations
+ * in its order in each lane (no FMA: contraction is off, and neither variant below may use FMA
+ * instructions, so every lane's double equals the scalar loop's), and the farthest one beyond
+ * `sq_tolerance`. Returns 1 with *index (its x's offset) and *sq_dist when the farthest distance
+ * is met once; 0 when no vertex is beyond the tolerance; -1 when the farthest distance is met
+ * more than once, where geojson-vt's tie-break decides: the caller then runs its own scalar loop
+ * (as it does on CPUs without SSE2, where this always returns -1). The segment must not be a
+ * point. Four vertices a step where the CPU has AVX2 (asked once, with CPUID), else two. */
+#if defined(__SSE2__)
+#pragma STDC FP_CONTRACT OFF
+
+/* Folds one vertex (offset i) into lane 0's farthest distance, offset and "met again" flag, with
+ * the scalar loop's operations. */
+static inline void mc_dp_fold(const double *c, intptr_t i, double ax, double ay, double bx, double by,
+                              double dx, double dy, double sq_length, double *far, int64_t *at, int *again) {
+    const double px = c[i], py = c[i + 1];
+    const double t = ((px - ax) * dx + (py - ay) * dy) / sq_length;
+    const double x = t > 1 ? bx : t > 0 ? ax + dx * t : ax;
+    const double y = t > 1 ? by : t > 0 ? ay + dy * t : ay;
+    const double ex = px - x, ey = py - y;
+    const double d = ex * ex + ey * ey;
+    if (d > *far) {
+        *far = d;
+        *at = i;
+        *again = 0;
+    } else if (d == *far) {
+        *again = 1;
+    }
+}
+
+/* The lanes' results (`lanes` of them) made into the answer. */
+static inline int mc_dp_answer(const double *fars, const int64_t *ats, int agains, int lanes,
+                               double sq_tolerance, intptr_t *index, double *sq_dist) {
+    int best = 0;
+    for (int k = 1; k < lanes; k++) {
+        if (fars[k] > fars[best]) best = k;
+    }
+    if (fars[best] <= sq_tolerance) return 0;
+    for (int k = 0; k < lanes; k++) {
+        if (k != best && fars[k] == fars[best]) return -1;
+    }
+    if (agains >> best & 1) return -1;
+    *index = (intptr_t)ats[best];
+    *sq_dist = fars[best];
+    return 1;
+}
+
+static inline int mc_dp_farthest_two_lanes(const double *c, intptr_t first, intptr_t last, double sq_tolerance,
+                                      intptr_t *index, double *sq_dist) {
+    const double ax = c[first], ay = c[first + 1], bx = c[last], by = c[last + 1];
+    const double dx = bx - ax, dy = by - ay, sq_length = dx * dx + dy * dy;
+    const __m128d vax = _mm_set1_pd(ax), vay = _mm_set1_pd(ay), vbx = _mm_set1_pd(bx), vby = _mm_set1_pd(by);
+    const __m128d vdx = _mm_set1_pd(dx), vdy = _mm_set1_pd(dy), vlength = _mm_set1_pd(sq_length);
+    const __m128d zero = _mm_setzero_pd(), one = _mm_set1_pd(1.0);
+    /* Per lane: the farthest distance so far (from the tolerance up), its offset, and whether
+     * it was met more than once (all ones). Lane 0 takes vertices i, i + 6, ...; lane 1 i + 3, ... */
+    __m128d far = _mm_set1_pd(sq_tolerance), again = zero;
+    __m128i at = _mm_set1_epi64x(-1);
+    intptr_t i = first + 3;
+    for (; i + 3 < last; i += 6) {
+        const __m128d p0 = _mm_loadu_pd(c + i), p1 = _mm_loadu_pd(c + i + 3);
+        const __m128d px = _mm_unpacklo_pd(p0, p1), py = _mm_unpackhi_pd(p0, p1);
+        const __m128d t = _mm_div_pd(
+            _mm_add_pd(_mm_mul_pd(_mm_sub_pd(px, vax), vdx), _mm_mul_pd(_mm_sub_pd(py, vay), vdy)), vlength);
+        const __m128d beyond = _mm_cmpgt_pd(t, one), inside = _mm_cmpgt_pd(t, zero);
+        const __m128d ix = _mm_or_pd(_mm_and_pd(inside, _mm_add_pd(vax, _mm_mul_pd(vdx, t))),
+                                     _mm_andnot_pd(inside, vax));
+        const __m128d iy = _mm_or_pd(_mm_and_pd(inside, _mm_add_pd(vay, _mm_mul_pd(vdy, t))),
+                                     _mm_andnot_pd(inside, vay));
+        const __m128d x = _mm_or_pd(_mm_and_pd(beyond, vbx), _mm_andnot_pd(beyond, ix));
+        const __m128d y = _mm_or_pd(_mm_and_pd(beyond, vby), _mm_andnot_pd(beyond, iy));
+        const __m128d ex = _mm_sub_pd(px, x), ey = _mm_sub_pd(py, y);
+        const __m128d d = _mm_add_pd(_mm_mul_pd(ex, ex), _mm_mul_pd(ey, ey));
+        const __m128d farther = _mm_cmpgt_pd(d, far), same = _mm_cmpeq_pd(d, far);
+        again = _mm_andnot_pd(farther, _mm_or_pd(again, same));
+        far = _mm_or_pd(_mm_and_pd(farther, d), _mm_andnot_pd(farther, far));
+        const __m128i mask = _mm_castpd_si128(farther);
+        at = _mm_or_si128(_mm_and_si128(mask, _mm_set_epi64x(i + 3, i)), _mm_andnot_si128(mask, at));
+    }
+    double fars[2];
+    int64_t ats[2];
+    _mm_storeu_pd(fars, far);
+    _mm_storeu_si128((__m128i *)ats, at);
+    int agains = _mm_movemask_pd(again), again0 = agains & 1;
+    if (i < last) mc_dp_fold(c, i, ax, ay, bx, by, dx, dy, sq_length, &fars[0], &ats[0], &again0);
+    agains = (agains & ~1) | again0;
+    return mc_dp_answer(fars, ats, agains, 2, sq_tolerance, index, sq_dist);
+}
+
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+#include <cpuid.h>
+#include <immintrin.h>
+
+/* The same four vertices a step. AVX2 only: `target` does not allow FMA here. */
+__attribute__((target("avx2"))) static inline int mc_dp_farthest_avx2(
+    const double *c, intptr_t first, intptr_t last, double sq_tolerance, intptr_t *index, double *sq_dist) {
+    const double ax = c[first], ay = c[first + 1], bx = c[last], by = c[last + 1];
+    const double dx = bx - ax, dy = by - ay, sq_length = dx * dx + dy * dy;
+    const __m256d vax = _mm256_set1_pd(ax), vay = _mm256_set1_pd(ay);
+    const __m256d vbx = _mm256_set1_pd(bx), vby = _mm256_set1_pd(by);
+    const __m256d vdx = _mm256_set1_pd(dx), vdy = _mm256_set1_pd(dy), vlength = _mm256_set1_pd(sq_length);
+    const __m256d zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1.0);
+    __m256d far = _mm256_set1_pd(sq_tolerance), again = zero;
+    __m256i at = _mm256_set1_epi64x(-1);
+    intptr_t i = first + 3;
+    for (; i + 9 < last; i += 12) {
+        /* Lane k takes vertex i + 3k: (x, y) pairs of two vertices each half, unpacked. */
+        const __m256d p02 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(c + i)),
+                                                 _mm_loadu_pd(c + i + 6), 1);
+        const __m256d p13 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(c + i + 3)),
+                                                 _mm_loadu_pd(c + i + 9), 1);
+        const __m256d px = _mm256_unpacklo_pd(p02, p13), py = _mm256_unpackhi_pd(p02, p13);
+        const __m256d t = _mm256_div_pd(
+            _mm256_add_pd(_mm256_mul_pd(_mm256_sub_pd(px, vax), vdx), _mm256_mul_pd(_mm256_sub_pd(py, vay), vdy)),
+            vlength);
+        const __m256d beyond = _mm256_cmp_pd(t, one, _CMP_GT_OQ), inside = _mm256_cmp_pd(t, zero, _CMP_GT_OQ);
+        const __m256d ix = _mm256_blendv_pd(vax, _mm256_add_pd(vax, _mm256_mul_pd(vdx, t)), inside);
+        const __m256d iy = _mm256_blendv_pd(vay, _mm256_add_pd(vay, _mm256_mul_pd(vdy, t)), inside);
+        const __m256d x = _mm256_blendv_pd(ix, vbx, beyond), y = _mm256_blendv_pd(iy, vby, beyond);
+        const __m256d ex = _mm256_sub_pd(px, x), ey = _mm256_sub_pd(py, y);
+        const __m256d d = _mm256_add_pd(_mm256_mul_pd(ex, ex), _mm256_mul_pd(ey, ey));
+        const __m256d farther = _mm256_cmp_pd(d, far, _CMP_GT_OQ), same = _mm256_cmp_pd(d, far, _CMP_EQ_OQ);
+        again = _mm256_andnot_pd(farther, _mm256_or_pd(again, same));
+        far = _mm256_blendv_pd(far, d, farther);
+        at = _mm256_castpd_si256(_mm256_blendv_pd(
+            _mm256_castsi256_pd(at), _mm256_castsi256_pd(_mm256_set_epi64x(i + 9, i + 6, i + 3, i)), farther));
+    }
+    double fars[4];
+    int64_t ats[4];
+    _mm256_storeu_pd(fars, far);
+    _mm256_storeu_si256((__m256i *)ats, at);
+    int agains = _mm256_movemask_pd(again), again0 = agains & 1;
+    for (; i < last; i += 3) mc_dp_fold(c, i, ax, ay, bx, by, dx, dy, sq_length, &fars[0], &ats[0], &again0);
+    agains = (agains & ~1) | again0;
+    return mc_dp_answer(fars, ats, agains, 4, sq_tolerance, index, sq_dist);
+}
+
+/* 1 when the CPU and the OS give AVX2 (CPUID leaf 7's bit, and YMM state saved per XGETBV), else
+ * 0; asked once per process (a race between two first callers stores the same answer). */
+static inline int mc_has_avx2(void) {
+    static int known = -1;
+    int has = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (has >= 0) return has;
+    unsigned a, b, c2, d;
+    has = 0;
+    if (__get_cpuid(1, &a, &b, &c2, &d) && (c2 & bit_OSXSAVE) && (c2 & bit_AVX)) {
+        unsigned lo, hi;
+        __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+        (void)hi;
+        if ((lo & 6) == 6 && __get_cpuid_count(7, 0, &a, &b, &c2, &d) && (b & bit_AVX2)) has = 1;
+    }
+    __atomic_store_n(&known, has, __ATOMIC_RELAXED);
+    return has;
+}
+#endif
+#else
+static inline int mc_dp_farthest_two_lanes(const double *c, intptr_t first, intptr_t last, double sq_tolerance,
+                                           intptr_t *index, double *sq_dist) {
+    (void)c; (void)first; (void)last; (void)sq_tolerance; (void)index; (void)sq_dist;
+    return -1;
+}
+#endif
+
+static inline int mc_dp_farthest(const double *c, intptr_t first, intptr_t last, double sq_tolerance,
+                                 intptr_t *index, double *sq_dist) {
+#if defined(__SSE2__) && defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+    if (mc_has_avx2()) return mc_dp_farthest_avx2(c, first, last, sq_tolerance, index, sq_dist);
+#endif
+    return mc_dp_farthest_two_lanes(c, first, last, sq_tolerance, index, sq_dist);
+}
+
 /* A hint to start loading the cache line at p; never faults, whatever p is. */
 static inline void mc_prefetch(const void *p) {
     __builtin_prefetch(p);

@@ -1,6 +1,8 @@
 // The facts mapbox/geojson-vt 4.0.2's own test suite asserts (Tests/fixtures/geojson-vt/README.md):
 // full tilings compared whole (every tile, features in order, exact coordinates), getTile
 // drill-down and its nulls, ids, line metrics, the antimeridian, and the inline cases.
+import CMapCoreKernels
+import Glibc
 import Testing
 @testable import MapCore
 
@@ -283,6 +285,112 @@ struct TilingFacts {
         #expect(kept == expected)
     }
 
+    /// geojson-vt 4.0.2's `simplify` and `getSqSegDist`, transcribed as they are (recursive, a
+    /// scalar loop, the tie-break inline): what `Simplify.mark` and its vector scans must equal.
+    private func geojsonVTMark(_ c: inout [Double], _ first: Int, _ last: Int, _ sqTolerance: Double) {
+        var maxSqDist = sqTolerance
+        let mid = first + ((last - first) >> 1)
+        var minPosToMid = last - first
+        var index = -1
+        let ax = c[first], ay = c[first + 1], bx = c[last], by = c[last + 1]
+        var i = first + 3
+        while i < last {
+            var x = ax, y = ay
+            let dx = bx - x, dy = by - y
+            if dx != 0 || dy != 0 {
+                let t = ((c[i] - x) * dx + (c[i + 1] - y) * dy) / (dx * dx + dy * dy)
+                if t > 1 {
+                    x = bx
+                    y = by
+                } else if t > 0 {
+                    x += dx * t
+                    y += dy * t
+                }
+            }
+            let d = (c[i] - x) * (c[i] - x) + (c[i + 1] - y) * (c[i + 1] - y)
+            if d > maxSqDist {
+                index = i
+                maxSqDist = d
+            } else if d == maxSqDist {
+                let posToMid = abs(i - mid)
+                if posToMid < minPosToMid {
+                    index = i
+                    minPosToMid = posToMid
+                }
+            }
+            i += 3
+        }
+        if maxSqDist > sqTolerance {
+            if index - first > 3 { geojsonVTMark(&c, first, index, sqTolerance) }
+            c[index + 2] = maxSqDist
+            if last - index > 3 { geojsonVTMark(&c, index, last, sqTolerance) }
+        }
+    }
+
+    /// Douglas-Peucker's marks, whose long ranges are scanned by `mc_dp_farthest` (two or four
+    /// vertices a step), bit for bit those of geojson-vt's scalar recursion: on lines of every
+    /// length around the vector steps, of random doubles and of points on a coarse grid (where
+    /// equal distances, and so the tie-break, are common), repeated points and lines doubling
+    /// back. A kernel that took the last of two equal distances, or lost the odd vertex, fails.
+    @Test func simplifyVectorScansEqualGeojsonVTsRecursion() {
+        var rng = SeededGenerator(seed: 23)
+        var compared = 0
+        for n in Array(3...80) + [127, 128, 129, 500, 1001, 2048] {
+            for kind in 0..<4 {
+                var c: [Double] = []
+                for k in 0..<n {
+                    let x: Double, y: Double
+                    switch kind {
+                    case 0: (x, y) = (Double(rng.next() % 1_000_000) / 1e6, Double(rng.next() % 1_000_000) / 1e6)
+                    case 1: (x, y) = (Double(rng.next() % 8) / 64, Double(rng.next() % 8) / 64)
+                    case 2: (x, y) = (Double(k % 7) / 16, Double((k * 3) % 5) / 16)
+                    default: (x, y) = k % 5 == 0 ? (0.25, 0.25) : (Double(k) / Double(n), Double(k % 2) / 32)
+                    }
+                    c += [x, y, 0]
+                }
+                c[2] = 1
+                c[c.count - 1] = 1
+                for sqTolerance in [0.0, 1e-9, 1.0 / 4096] {
+                    var expected = c, actual = c
+                    geojsonVTMark(&expected, 0, c.count - 3, sqTolerance)
+                    Simplify.mark(&actual, first: 0, last: c.count - 3, sqTolerance: sqTolerance)
+                    let same = zip(expected, actual).allSatisfy { $0.bitPattern == $1.bitPattern }
+                    #expect(same, "n \(n), kind \(kind), tolerance \(sqTolerance)")
+                    compared += 1
+                }
+            }
+        }
+        #expect(compared == 84 * 4 * 3)
+    }
+
+    /// Both vector scans (the one this CPU runs and the two-lane one every x86-64 has) agree with
+    /// each other on every range of a grid line: the same answer, offset and distance.
+    @Test func simplifyVectorScansAgree() {
+        var rng = SeededGenerator(seed: 5)
+        var c: [Double] = []
+        for _ in 0..<300 { c += [Double(rng.next() % 16) / 32, Double(rng.next() % 16) / 32, 0] }
+        var agreed = 0, unique = 0
+        for first in stride(from: 0, to: 120, by: 3) {
+            for last in stride(from: first + 27, to: c.count, by: 21) {
+                var i1 = -7, i2 = -7
+                var d1 = -1.0, d2 = -1.0
+                let (r1, r2) = c.withUnsafeBufferPointer { b in
+                    (
+                        mc_dp_farthest(b.baseAddress, first, last, 1e-6, &i1, &d1),
+                        mc_dp_farthest_two_lanes(b.baseAddress, first, last, 1e-6, &i2, &d2)
+                    )
+                }
+                #expect(r1 == r2 && i1 == i2 && d1.bitPattern == d2.bitPattern, "range \(first)...\(last)")
+                agreed += 1
+                if r1 == 1 { unique += 1 }
+            }
+        }
+        #expect(agreed > 500)
+        #if arch(x86_64)
+            #expect(unique > 50)  // elsewhere both hand every range back to the scalar loop
+        #endif
+    }
+
     @Test func simplifyOfDegenerateInputTerminates() {
         // 5,600 numbers of collinear, equidistant points: the tie-break keeps the depth small, and
         // the explicit stack bounds it anyway.
@@ -351,6 +459,74 @@ struct TilingFacts {
             #expect(parallel.tile(z: z, x: x, y: y) == serial.tile(z: z, x: x, y: y), "\(z)/\(x)/\(y)")
         }
         #expect(parallel.tile(z: 9, x: 300, y: 200) == serial.tile(z: 9, x: 300, y: 200))
+    }
+
+    /// A few big features (a country set's shape: 250 features, half a million positions) are
+    /// converted and cut on two threads too, split by positions: `count` seeded wiggly rings of
+    /// `vertices` positions each, one of them across the antimeridian, one in a
+    /// GeometryCollection.
+    private func bigRings(_ count: Int, vertices: Int, seed: UInt64) -> [Feature] {
+        var rng = SeededGenerator(seed: seed)
+        return (0..<count).map { i in
+            let cx = i == 0 ? 179.0 : Double(rng.next() % 300) - 150, cy = Double(rng.next() % 120) - 60
+            var ring = ContiguousArray<Double>()
+            for k in 0..<vertices {
+                let a = 2 * Double.pi * Double(k) / Double(vertices)
+                let r = 5 + Double(rng.next() % 1000) / 500
+                ring += [cx + r * cos(a), cy + r * sin(a)]
+            }
+            ring += [ring[0], ring[1]]
+            let polygon = Geometry(type: .polygon, xy: CoordinateList(ring), partEnds: [vertices + 1])
+            var geometry = polygon
+            if i == 1 {
+                geometry = Geometry(type: .geometryCollection, xy: [], partEnds: [])
+                geometry.geometries = [polygon, .point(cx, cy)]
+            }
+            return Feature(geometry: geometry, properties: JSONObject([("i", .int(Int64(i)))]))
+        }
+    }
+
+    @Test func fewBigFeaturesConvertAndCutOnTwoThreadsAsOnOne() throws {
+        let features = bigRings(9, vertices: 9000, seed: 29)
+        #expect(features.count < Convert.parallelFrom)
+        #expect(features.reduce(0) { $0 + Convert.positions(of: $1.geometry) } >= Convert.parallelPositionsFrom)
+        func flat(_ list: [ProjectedFeature], ref: Int32 = 0) -> [[Double]] {
+            list.map { f -> [Double] in
+                switch f.geometry {
+                case .lines(let rings): return [Double(f.ref + ref)] + rings.flatMap(\.coords)
+                case .point(let x, let y): return [Double(f.ref + ref), x, y]
+                default: return []
+                }
+            }
+        }
+        let all = Convert.features(
+            of: .featureCollection(FeatureCollection(features: features)), options: TilingOptions())
+        // One feature at a time is below both thresholds: converted on this thread.
+        let one = features.indices.flatMap { i in
+            flat(
+                Convert.features(
+                    of: .featureCollection(FeatureCollection(features: [features[i]])), options: TilingOptions()),
+                ref: Int32(i))
+        }
+        #expect(all.count == features.count + 1)  // the collection's point is a feature of its own
+        let two = flat(all)
+        // Compared whole, but a failure names the first feature that differs (not 10 MB of both).
+        let differs =
+            (0..<min(two.count, one.count)).first { two[$0] != one[$0] }
+            ?? (two.count == one.count ? nil : min(two.count, one.count))
+        #expect(differs == nil, "the two-thread conversion differs from feature \(differs ?? -1) on")
+
+        let data = GeoJSON.featureCollection(FeatureCollection(features: features))
+        var options = TilingOptions()
+        options.indexMaxPoints = 2000
+        let parallel = try TileIndex(data, options: options, parallel: true)
+        let serial = try TileIndex(data, options: options, parallel: false)
+        let made = parallel.madeTiles
+        #expect(made.count > 21)
+        #expect(made.map { [$0.z, $0.x, $0.y] } == serial.madeTiles.map { [$0.z, $0.x, $0.y] })
+        for (z, x, y) in made {
+            #expect(parallel.tile(z: z, x: x, y: y) == serial.tile(z: z, x: x, y: y), "\(z)/\(x)/\(y)")
+        }
     }
 
     @Test func badOptionsNameTheOption() throws {

@@ -116,8 +116,11 @@ enum Clip {
         var slice = ProjectedLine(metricsOf: line)
         var len = line.start
         var segLen = 0.0, t = 0.0
+        // `slice` is passed in, not captured: a local var a nested function captures and
+        // changes is checked for exclusive access at run time on every use (a tenth of an index
+        // build over Natural Earth's 1:10m countries).
         @inline(__always) func intersect(
-            _ ax: Double, _ ay: Double, _ bx: Double, _ by: Double,
+            _ slice: inout ProjectedLine, _ ax: Double, _ ay: Double, _ bx: Double, _ by: Double,
             _ k: Double
         ) -> Double {
             if axis == 0 {
@@ -139,24 +142,24 @@ enum Clip {
             if a < k1 {
                 // Enters the stripe from below k1.
                 if b > k1 {
-                    t = intersect(ax, ay, bx, by, k1)
+                    t = intersect(&slice, ax, ay, bx, by, k1)
                     if trackMetrics { slice.start = len + segLen * t }
                 }
             } else if a > k2 {
                 // Enters the stripe from above k2.
                 if b < k2 {
-                    t = intersect(ax, ay, bx, by, k2)
+                    t = intersect(&slice, ax, ay, bx, by, k2)
                     if trackMetrics { slice.start = len + segLen * t }
                 }
             } else {
                 slice.append(ax, ay, az)
             }
             if b < k1 && a >= k1 {
-                t = intersect(ax, ay, bx, by, k1)
+                t = intersect(&slice, ax, ay, bx, by, k1)
                 exited = true
             }
             if b > k2 && a <= k2 {
-                t = intersect(ax, ay, bx, by, k2)
+                t = intersect(&slice, ax, ay, bx, by, k2)
                 exited = true
             }
             if !polygon && exited {

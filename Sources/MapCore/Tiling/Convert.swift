@@ -8,8 +8,10 @@ enum Convert {
         let converter = Converter(options: options, sqTolerance: tolerance * tolerance)
         switch data {
         case .featureCollection(let c):
-            // Features convert independently: a large collection is converted in two halves on
-            // two threads and joined in input order, which gives the same features.
+            // Features convert independently: a large collection is converted in two parts on
+            // two threads and joined in input order, which gives the same features. Many features
+            // are split by count; a few big ones (a country set's coastlines) by positions, which
+            // are the work: projecting and Douglas-Peucker.
             let features = c.features
             func convert(_ range: Range<Int>) -> [ProjectedFeature] {
                 var out: [ProjectedFeature] = []
@@ -20,8 +22,20 @@ enum Convert {
                 }
                 return out
             }
-            guard features.count >= parallelFrom else { return convert(0..<features.count) }
-            let half = features.count / 2
+            var half = features.count / 2
+            if features.count < parallelFrom {
+                let sizes = features.map { positions(of: $0.geometry) }
+                let total = sizes.reduce(0, +)
+                guard total >= parallelPositionsFrom else { return convert(0..<features.count) }
+                var sum = 0
+                half = 0
+                while half < sizes.count && 2 * (sum + sizes[half]) <= total {
+                    sum += sizes[half]
+                    half += 1
+                }
+                // The feature that crosses the middle goes to the lighter part.
+                if half < sizes.count && 2 * sum + sizes[half] - total < total - 2 * sum { half += 1 }
+            }
             var first: [ProjectedFeature] = [], second: [ProjectedFeature] = []
             runConcurrently({ first = convert(0..<half) }, { second = convert(half..<features.count) })
             return first + second
@@ -36,8 +50,17 @@ enum Convert {
         }
     }
 
-    /// Collections at least this large are converted on two threads.
+    /// Collections of at least this many features, or of fewer with at least
+    /// `parallelPositionsFrom` positions in all, are converted (and their index cut) on two
+    /// threads.
     static let parallelFrom = 4096
+    static let parallelPositionsFrom = 65_536
+
+    /// The positions of `geometry` and of its members.
+    static func positions(of geometry: Geometry?) -> Int {
+        guard let g = geometry else { return 0 }
+        return g.type == .geometryCollection ? g.geometries.reduce(0) { $0 + positions(of: $1) } : g.positionCount
+    }
 
     private struct Converter {
         let options: TilingOptions

@@ -2,7 +2,13 @@
 // vertex keeps the squared distance at which it stops being dropped, so every zoom simplifies
 // with one comparison.
 
+import CMapCoreKernels
+
 enum Simplify {
+    /// Ranges at least this long (in array offsets: 8 vertices between the ends) are scanned by
+    /// `mc_dp_farthest`; shorter ones cost more to set up than they scan.
+    static let vectorFrom = 27
+
     /// Marks the importance of the vertices strictly between the triples at `first` and `last`
     /// (array indexes of their x). geojson-vt recurses; the ranges are independent, so an
     /// explicit stack gives the same marks without a stack depth that input could choose.
@@ -55,6 +61,27 @@ enum Simplify {
                         let d = distance(first + 3)
                         if d > sqTolerance { c[first + 5] = d }
                         continue
+                    }
+                    // A long range (real coastlines have ranges of thousands of vertices, and scanning
+                    // them was most of an index build) is scanned two vertices a step; it hands back
+                    // the ranges where the farthest distance is met twice, for the tie-break below.
+                    if last - first >= Self.vectorFrom && !degenerate, let base = c.baseAddress {
+                        var at = -1
+                        var farthest = 0.0
+                        let found = mc_dp_farthest(base, first, last, sqTolerance, &at, &farthest)
+                        if found == 0 { continue }
+                        if found == 1 {
+                            c[at + 2] = farthest
+                            if last - at > 3 {
+                                stack.initializeElement(at: depth, to: (at, last))
+                                depth += 1
+                            }
+                            if at - first > 3 {
+                                stack.initializeElement(at: depth, to: (first, at))
+                                depth += 1
+                            }
+                            continue
+                        }
                     }
                     // The farthest vertex, without branches (which vertex is farthest is random); a
                     // distance equal to the farthest so far makes the tie-break decide, once more in

@@ -25,7 +25,10 @@ public final class TileIndex: @unchecked Sendable {
         inputs = try TileInputs(data, options: options)
         let features = Wrap.wrap(Convert.features(of: data, options: options), options: options)
         guard !features.isEmpty else { return }
-        guard parallel && features.count >= Convert.parallelFrom else {
+        let large =
+            features.count >= Convert.parallelFrom
+            || features.reduce(0) { $0 + $1.positionCount } >= Convert.parallelPositionsFrom
+        guard parallel && large else {
             register(
                 Self.split(
                     [(features, 0, 0, 0)], target: nil, depth: nil, existing: [:], inputs: inputs, options: options
