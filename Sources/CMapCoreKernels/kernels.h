@@ -1,7 +1,8 @@
-/* Kernels the Swift core needs an instruction for that Swift cannot spell: an SSE2 compare with
- * movemask (part of every x86-64 CPU) and a prefetch hint. Header-only and static inline, so the
- * Swift compiler emits them into its own code and inlines them; other CPUs take the scalar loops,
- * which give the same answers. Not part of the public C ABI. */
+/* Kernels the Swift core needs an instruction for that Swift cannot spell: SSE2 compares with
+ * movemask (part of every x86-64 CPU), Douglas-Peucker's scan in SSE2 or AVX2 lanes, and a
+ * prefetch hint. Header-only and static inline, so the Swift compiler emits them into its own
+ * code and inlines them; other CPUs take the scalar loops, which give the same answers. Not part
+ * of the public C ABI. */
 #ifndef MAPCORE_KERNELS_H
 #define MAPCORE_KERNELS_H
 
@@ -69,7 +70,13 @@ static inline intptr_t mc_kd_scan_down(const float *coords, intptr_t j, intptr_t
  * (as it does on CPUs without SSE2, where this always returns -1). The segment must not be a
  * point. Four vertices a step where the CPU has AVX2 (asked once, with CPUID), else two. */
 #if defined(__SSE2__)
+/* No a * b + c below may become one fused multiply-add (one rounding where geojson-vt has two):
+ * clang honours the standard pragma (unless -ffp-contract=fast is given, which this project
+ * never passes); GCC ignores it and contracts by default, so it is told apart. */
 #pragma STDC FP_CONTRACT OFF
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("fp-contract=off")
+#endif
 
 /* Folds one vertex (offset i) into lane 0's farthest distance, offset and "met again" flag, with
  * the scalar loop's operations. */
@@ -97,7 +104,7 @@ static inline int mc_dp_answer(const double *fars, const int64_t *ats, int again
     for (int k = 1; k < lanes; k++) {
         if (fars[k] > fars[best]) best = k;
     }
-    if (fars[best] <= sq_tolerance) return 0;
+    if (!(fars[best] > sq_tolerance)) return 0; /* also for a NaN tolerance: no pivot */
     for (int k = 0; k < lanes; k++) {
         if (k != best && fars[k] == fars[best]) return -1;
     }
@@ -153,7 +160,8 @@ static inline int mc_dp_farthest_two_lanes(const double *c, intptr_t first, intp
 #include <cpuid.h>
 #include <immintrin.h>
 
-/* The same four vertices a step. AVX2 only: `target` does not allow FMA here. */
+/* The same four vertices a step, with AVX2 (`target` adds it to what the file is built for; the
+ * contraction being off keeps FMA out even where that includes FMA). */
 __attribute__((target("avx2"))) static inline int mc_dp_farthest_avx2(
     const double *c, intptr_t first, intptr_t last, double sq_tolerance, intptr_t *index, double *sq_dist) {
     const double ax = c[first], ay = c[first + 1], bx = c[last], by = c[last + 1];

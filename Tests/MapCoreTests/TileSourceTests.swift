@@ -21,20 +21,20 @@ private func withTemporaryDirectory<R>(_ body: (String) throws(MapCoreError) -> 
     return try body(dir)
 }
 
-/// Removes `path` and, when it is a directory, what it holds.
+/// Removes `path` and, when it is a directory (not a link to one), what it holds.
 private func removeTree(_ path: String) {
-    if let dir = opendir(path) {
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != "." && name != ".." { removeTree(path + "/" + name) }
-        }
-        closedir(dir)
-        rmdir(path)
-    } else {
+    var info = stat()
+    guard lstat(path, &info) == 0 else { return }
+    guard info.st_mode & S_IFMT == S_IFDIR, let dir = opendir(path) else {
         unlink(path)
+        return
     }
+    while let entry = readdir(dir) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        if name != "." && name != ".." { removeTree(path + "/" + name) }
+    }
+    closedir(dir)
+    rmdir(path)
 }
 
 struct TileURLFacts {

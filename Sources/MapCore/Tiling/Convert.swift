@@ -33,8 +33,8 @@ enum Convert {
                     sum += sizes[half]
                     half += 1
                 }
-                // The feature that crosses the middle goes to the lighter part.
-                if half < sizes.count && 2 * sum + sizes[half] - total < total - 2 * sum { half += 1 }
+                // The feature that crosses the middle goes where the parts come out more even.
+                if half < sizes.count && 2 * sum + sizes[half] < total { half += 1 }
             }
             var first: [ProjectedFeature] = [], second: [ProjectedFeature] = []
             runConcurrently({ first = convert(0..<half) }, { second = convert(half..<features.count) })
