@@ -125,7 +125,8 @@ def countries_10m():
             (DATA / f"ne_10m_admin_0_countries_deu.{ext}").write_bytes(
                 inner.read(f"ne_10m_admin_0_countries_deu.{ext}"))
         reader = shapefile.Reader(str(DATA / "ne_10m_admin_0_countries_deu.shp"), encoding="utf-8")
-        # Eight of the 169 columns: the rest (names in 30 languages) would make it a property benchmark.
+        # Eight of the 168 columns: the rest (names in 26 languages, codes, points of view) would make
+        # it a property benchmark.
         keep = ("ADMIN", "ISO_A3", "CONTINENT", "REGION_UN", "POP_EST", "GDP_MD", "MAPCOLOR7", "LABELRANK")
         names = [f[0] for f in reader.fields[1:]]
         return {"type": "FeatureCollection", "features": [

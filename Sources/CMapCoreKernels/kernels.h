@@ -115,7 +115,7 @@ static inline int mc_dp_answer(const double *fars, const int64_t *ats, int again
 }
 
 static inline int mc_dp_farthest_two_lanes(const double *c, intptr_t first, intptr_t last, double sq_tolerance,
-                                      intptr_t *index, double *sq_dist) {
+                                           intptr_t *index, double *sq_dist) {
     const double ax = c[first], ay = c[first + 1], bx = c[last], by = c[last + 1];
     const double dx = bx - ax, dy = by - ay, sq_length = dx * dx + dy * dy;
     const __m128d vax = _mm_set1_pd(ax), vay = _mm_set1_pd(ay), vbx = _mm_set1_pd(bx), vby = _mm_set1_pd(by);

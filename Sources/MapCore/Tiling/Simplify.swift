@@ -63,9 +63,9 @@ enum Simplify {
                         continue
                     }
                     // A long range (real coastlines have ranges of thousands of vertices, and scanning
-                    // them was most of an index build) is scanned four (AVX2) or two (SSE2) vertices a
-                    // step; it hands back
-                    // the ranges where the farthest distance is met twice, for the tie-break below.
+                    // them was most of an index build) is scanned four (AVX2) or two (SSE2) vertices
+                    // a step; the ranges where the farthest distance is met twice come back to the
+                    // tie-break below.
                     if last - first >= Self.vectorFrom && !degenerate, let base = c.baseAddress {
                         var at = -1
                         var farthest = 0.0
