@@ -484,17 +484,27 @@ struct TilingFacts {
     @Test func parallelIndexEqualsSerial() throws {
         let features = seededFeatures(Convert.parallelFrom + 3000, seed: 11, pointsEvery: 3)
         let data = GeoJSON.featureCollection(FeatureCollection(features: features))
+        let (parallel, serial) = try expectTwoThreadIndexEqualsOneThread(data, indexMaxPoints: 500)
+        #expect(parallel.tile(z: 9, x: 300, y: 200) == serial.tile(z: 9, x: 300, y: 200))
+    }
+
+    /// Builds `data`'s index on two threads and on one, and expects the same tiles, made in the
+    /// same order, past the root and its four children.
+    @discardableResult
+    private func expectTwoThreadIndexEqualsOneThread(
+        _ data: GeoJSON, indexMaxPoints: Int
+    ) throws -> (TileIndex, TileIndex) {
         var options = TilingOptions()
-        options.indexMaxPoints = 500
+        options.indexMaxPoints = indexMaxPoints
         let parallel = try TileIndex(data, options: options, parallel: true)
         let serial = try TileIndex(data, options: options, parallel: false)
         let made = parallel.madeTiles
-        #expect(made.count > 21)  // past the root and its four children
+        #expect(made.count > 21)
         #expect(made.map { [$0.z, $0.x, $0.y] } == serial.madeTiles.map { [$0.z, $0.x, $0.y] })
         for (z, x, y) in made {
             #expect(parallel.tile(z: z, x: x, y: y) == serial.tile(z: z, x: x, y: y), "\(z)/\(x)/\(y)")
         }
-        #expect(parallel.tile(z: 9, x: 300, y: 200) == serial.tile(z: 9, x: 300, y: 200))
+        return (parallel, serial)
     }
 
     /// A few big features (a country set's shape: 250 features, half a million positions) are
@@ -552,17 +562,8 @@ struct TilingFacts {
             ?? (two.count == one.count ? nil : min(two.count, one.count))
         #expect(differs == nil, "the two-thread conversion differs from feature \(differs ?? -1) on")
 
-        let data = GeoJSON.featureCollection(FeatureCollection(features: features))
-        var options = TilingOptions()
-        options.indexMaxPoints = 2000
-        let parallel = try TileIndex(data, options: options, parallel: true)
-        let serial = try TileIndex(data, options: options, parallel: false)
-        let made = parallel.madeTiles
-        #expect(made.count > 21)
-        #expect(made.map { [$0.z, $0.x, $0.y] } == serial.madeTiles.map { [$0.z, $0.x, $0.y] })
-        for (z, x, y) in made {
-            #expect(parallel.tile(z: z, x: x, y: y) == serial.tile(z: z, x: x, y: y), "\(z)/\(x)/\(y)")
-        }
+        try expectTwoThreadIndexEqualsOneThread(
+            .featureCollection(FeatureCollection(features: features)), indexMaxPoints: 2000)
     }
 
     @Test func badOptionsNameTheOption() throws {

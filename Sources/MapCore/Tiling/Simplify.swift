@@ -66,29 +66,16 @@ enum Simplify {
                     // them was most of an index build) is scanned four (AVX2) or two (SSE2) vertices
                     // a step; the ranges where the farthest distance is met twice come back to the
                     // tie-break below.
+                    var found: Int32 = -1
                     if last - first >= Self.vectorFrom && !degenerate, let base = c.baseAddress {
-                        var at = -1
-                        var farthest = 0.0
-                        let found = mc_dp_farthest(base, first, last, sqTolerance, &at, &farthest)
+                        found = mc_dp_farthest(base, first, last, sqTolerance, &index, &maxSqDist)
                         if found == 0 { continue }
-                        if found == 1 {
-                            c[at + 2] = farthest
-                            if last - at > 3 {
-                                stack.initializeElement(at: depth, to: (at, last))
-                                depth += 1
-                            }
-                            if at - first > 3 {
-                                stack.initializeElement(at: depth, to: (first, at))
-                                depth += 1
-                            }
-                            continue
-                        }
                     }
                     // The farthest vertex, without branches (which vertex is farthest is random); a
                     // distance equal to the farthest so far makes the tie-break decide, once more in
                     // geojson-vt's order.
                     var tie = false
-                    var i = first + 3
+                    var i = found == 1 ? last : first + 3
                     while i < last {
                         let d = distance(i)
                         tie = tie || d == maxSqDist
