@@ -161,7 +161,11 @@ static inline int mc_dp_farthest_two_lanes(const double *c, intptr_t first, intp
 #include <immintrin.h>
 
 /* The same four vertices a step, with AVX2 (`target` adds it to what the file is built for; the
- * contraction being off keeps FMA out even where that includes FMA). */
+ * contraction being off keeps FMA out even where that includes FMA). The last one to three
+ * vertices take one more step whose spare lanes read the range's end vertex (inside the array)
+ * and are masked out, and the lanes are folded without branches: a scan of a short range then
+ * costs little more than its vertices, so shorter ranges come here than to the two-lane kernel
+ * (`mc_dp_vector_from`). */
 __attribute__((target("avx2"))) static inline int mc_dp_farthest_avx2(
     const double *c, intptr_t first, intptr_t last, double sq_tolerance, intptr_t *index, double *sq_dist) {
     const double ax = c[first], ay = c[first + 1], bx = c[last], by = c[last + 1];
@@ -169,40 +173,65 @@ __attribute__((target("avx2"))) static inline int mc_dp_farthest_avx2(
     const __m256d vax = _mm256_set1_pd(ax), vay = _mm256_set1_pd(ay);
     const __m256d vbx = _mm256_set1_pd(bx), vby = _mm256_set1_pd(by);
     const __m256d vdx = _mm256_set1_pd(dx), vdy = _mm256_set1_pd(dy), vlength = _mm256_set1_pd(sq_length);
-    const __m256d zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1.0);
-    __m256d far = _mm256_set1_pd(sq_tolerance), again = zero;
+    const __m256d zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1.0), tolerance = _mm256_set1_pd(sq_tolerance);
+    const __m256d every = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
+    __m256d far = tolerance, again = zero;
     __m256i at = _mm256_set1_epi64x(-1);
+    /* Lane k takes vertex i + 3k; `offsets` holds those offsets. */
+    __m256i offsets = _mm256_set_epi64x(first + 12, first + 9, first + 6, first + 3);
+    const __m256i step = _mm256_set1_epi64x(12);
     intptr_t i = first + 3;
+    /* One step over the vertices whose (x, y) pairs are p02 (lanes 0 and 2) and p13 (1 and 3),
+     * `valid` masking the lanes that hold none. */
+#define MC_DP_STEP(p02, p13, valid)                                                                              \
+    do {                                                                                                         \
+        const __m256d px = _mm256_unpacklo_pd(p02, p13), py = _mm256_unpackhi_pd(p02, p13);                      \
+        const __m256d t = _mm256_div_pd(                                                                         \
+            _mm256_add_pd(_mm256_mul_pd(_mm256_sub_pd(px, vax), vdx), _mm256_mul_pd(_mm256_sub_pd(py, vay), vdy)), \
+            vlength);                                                                                            \
+        const __m256d beyond = _mm256_cmp_pd(t, one, _CMP_GT_OQ), inside = _mm256_cmp_pd(t, zero, _CMP_GT_OQ);   \
+        const __m256d ix = _mm256_blendv_pd(vax, _mm256_add_pd(vax, _mm256_mul_pd(vdx, t)), inside);             \
+        const __m256d iy = _mm256_blendv_pd(vay, _mm256_add_pd(vay, _mm256_mul_pd(vdy, t)), inside);             \
+        const __m256d x = _mm256_blendv_pd(ix, vbx, beyond), y = _mm256_blendv_pd(iy, vby, beyond);              \
+        const __m256d ex = _mm256_sub_pd(px, x), ey = _mm256_sub_pd(py, y);                                      \
+        const __m256d d = _mm256_add_pd(_mm256_mul_pd(ex, ex), _mm256_mul_pd(ey, ey));                           \
+        const __m256d farther = _mm256_and_pd(valid, _mm256_cmp_pd(d, far, _CMP_GT_OQ));                         \
+        const __m256d same = _mm256_and_pd(valid, _mm256_cmp_pd(d, far, _CMP_EQ_OQ));                           \
+        again = _mm256_andnot_pd(farther, _mm256_or_pd(again, same));                                           \
+        far = _mm256_blendv_pd(far, d, farther);                                                                 \
+        at = _mm256_castpd_si256(                                                                                \
+            _mm256_blendv_pd(_mm256_castsi256_pd(at), _mm256_castsi256_pd(offsets), farther));                   \
+        offsets = _mm256_add_epi64(offsets, step);                                                               \
+    } while (0)
     for (; i + 9 < last; i += 12) {
-        /* Lane k takes vertex i + 3k: (x, y) pairs of two vertices each half, unpacked. */
         const __m256d p02 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(c + i)),
                                                  _mm_loadu_pd(c + i + 6), 1);
         const __m256d p13 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(c + i + 3)),
                                                  _mm_loadu_pd(c + i + 9), 1);
-        const __m256d px = _mm256_unpacklo_pd(p02, p13), py = _mm256_unpackhi_pd(p02, p13);
-        const __m256d t = _mm256_div_pd(
-            _mm256_add_pd(_mm256_mul_pd(_mm256_sub_pd(px, vax), vdx), _mm256_mul_pd(_mm256_sub_pd(py, vay), vdy)),
-            vlength);
-        const __m256d beyond = _mm256_cmp_pd(t, one, _CMP_GT_OQ), inside = _mm256_cmp_pd(t, zero, _CMP_GT_OQ);
-        const __m256d ix = _mm256_blendv_pd(vax, _mm256_add_pd(vax, _mm256_mul_pd(vdx, t)), inside);
-        const __m256d iy = _mm256_blendv_pd(vay, _mm256_add_pd(vay, _mm256_mul_pd(vdy, t)), inside);
-        const __m256d x = _mm256_blendv_pd(ix, vbx, beyond), y = _mm256_blendv_pd(iy, vby, beyond);
-        const __m256d ex = _mm256_sub_pd(px, x), ey = _mm256_sub_pd(py, y);
-        const __m256d d = _mm256_add_pd(_mm256_mul_pd(ex, ex), _mm256_mul_pd(ey, ey));
-        const __m256d farther = _mm256_cmp_pd(d, far, _CMP_GT_OQ), same = _mm256_cmp_pd(d, far, _CMP_EQ_OQ);
-        again = _mm256_andnot_pd(farther, _mm256_or_pd(again, same));
-        far = _mm256_blendv_pd(far, d, farther);
-        at = _mm256_castpd_si256(_mm256_blendv_pd(
-            _mm256_castsi256_pd(at), _mm256_castsi256_pd(_mm256_set_epi64x(i + 9, i + 6, i + 3, i)), farther));
+        MC_DP_STEP(p02, p13, every);
     }
-    double fars[4];
+    if (i < last) {
+        const intptr_t i1 = i + 3 < last ? i + 3 : last, i2 = i + 6 < last ? i + 6 : last;
+        const __m256d p02 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(c + i)),
+                                                 _mm_loadu_pd(c + i2), 1);
+        const __m256d p13 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(c + i1)),
+                                                 _mm_loadu_pd(c + last), 1);
+        const __m256d valid = _mm256_castsi256_pd(_mm256_cmpgt_epi64(_mm256_set1_epi64x(last), offsets));
+        MC_DP_STEP(p02, p13, valid);
+    }
+#undef MC_DP_STEP
+    /* The farthest over the lanes (no lane is NaN: a lane only takes a distance greater than
+     * what it holds), the lanes that hold it, and the answer as mc_dp_answer gives it. */
+    __m256d top = _mm256_max_pd(far, _mm256_permute_pd(far, 5));
+    top = _mm256_max_pd(top, _mm256_permute2f128_pd(top, top, 1));
+    if (!_mm256_movemask_pd(_mm256_cmp_pd(top, tolerance, _CMP_GT_OQ))) return 0; /* also a NaN tolerance */
+    const int holders = _mm256_movemask_pd(_mm256_cmp_pd(far, top, _CMP_EQ_OQ));
+    if ((holders & (holders - 1)) || (_mm256_movemask_pd(again) & holders)) return -1;
     int64_t ats[4];
-    _mm256_storeu_pd(fars, far);
     _mm256_storeu_si256((__m256i *)ats, at);
-    int agains = _mm256_movemask_pd(again), again0 = agains & 1;
-    for (; i < last; i += 3) mc_dp_fold(c, i, ax, ay, bx, by, dx, dy, sq_length, &fars[0], &ats[0], &again0);
-    agains = (agains & ~1) | again0;
-    return mc_dp_answer(fars, ats, agains, 4, sq_tolerance, index, sq_dist);
+    *index = (intptr_t)ats[__builtin_ctz((unsigned)holders)];
+    *sq_dist = _mm256_cvtsd_f64(top);
+    return 1;
 }
 
 /* 1 when the CPU and the OS give AVX2 (CPUID leaf 7's bit, and YMM state saved per XGETBV), else
@@ -230,6 +259,16 @@ static inline int mc_dp_farthest_two_lanes(const double *c, intptr_t first, intp
     return -1;
 }
 #endif
+
+/* The shortest range (in array offsets, 3 per vertex) worth handing to mc_dp_farthest: 15 (four
+ * vertices between the ends) where it scans with AVX2, 27 where it takes the two-lane kernel,
+ * whose scalar tail and folding cost more than a short range's scalar scan. */
+static inline intptr_t mc_dp_vector_from(void) {
+#if defined(__SSE2__) && defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+    if (mc_has_avx2()) return 15;
+#endif
+    return 27;
+}
 
 static inline int mc_dp_farthest(const double *c, intptr_t first, intptr_t last, double sq_tolerance,
                                  intptr_t *index, double *sq_dist) {

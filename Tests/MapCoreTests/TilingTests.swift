@@ -207,7 +207,8 @@ struct TilingFacts {
     @Test func pointsBeyondTheAntimeridianFoldBack() throws {
         for (lng, x) in [(540.0, 1.0), (-540.0, 0.0)] {
             let point = try GeoJSONParser.parse(#"{"type": "Point", "coordinates": [\#(lng), 0]}"#)
-            let features = Wrap.wrap(Convert.features(of: point, options: TilingOptions()), options: TilingOptions())
+            let features = Wrap.wrap(
+                Convert.features(of: point, options: TilingOptions()), options: TilingOptions(), parallel: false)
             guard case .point(let px, let py)? = features.first?.geometry else { Issue.record("no point"); continue }
             #expect(px == x && py == 0.5)
         }
@@ -384,47 +385,83 @@ struct TilingFacts {
         var checked = 0, answers = [Int32: Int]()
         for c in lines {
             for first in stride(from: 0, to: 120, by: 3) {
-                for last in stride(from: first + 27, to: c.count, by: 21) {
+                // Every count of vertices between the ends up to 24 (each remainder of the
+                // four-lane steps), then longer ranges.
+                let short = Array(stride(from: first + 6, to: first + 78, by: 3))
+                for last in short + Array(stride(from: first + 78, to: c.count, by: 21)) {
                     let (ax, ay, bx, by) = (c[first], c[first + 1], c[last], c[last + 1])
                     let (dx, dy) = (bx - ax, by - ay)
-                    var farthest = 1e-6, at = -1, times = 0
-                    for i in stride(from: first + 3, to: last, by: 3) {
-                        let t = ((c[i] - ax) * dx + (c[i + 1] - ay) * dy) / (dx * dx + dy * dy)
-                        let x = t > 1 ? bx : t > 0 ? ax + dx * t : ax
-                        let y = t > 1 ? by : t > 0 ? ay + dy * t : ay
-                        let d = (c[i] - x) * (c[i] - x) + (c[i + 1] - y) * (c[i + 1] - y)
-                        if d > farthest {
-                            (farthest, at, times) = (d, i, 1)
-                        } else if d == farthest {
-                            times += 1
+                    for tolerance in [0, 1e-6] {
+                        var farthest = tolerance, at = -1, times = 0
+                        for i in stride(from: first + 3, to: last, by: 3) {
+                            let t = ((c[i] - ax) * dx + (c[i + 1] - ay) * dy) / (dx * dx + dy * dy)
+                            let x = t > 1 ? bx : t > 0 ? ax + dx * t : ax
+                            let y = t > 1 ? by : t > 0 ? ay + dy * t : ay
+                            let d = (c[i] - x) * (c[i] - x) + (c[i + 1] - y) * (c[i + 1] - y)
+                            if d > farthest {
+                                (farthest, at, times) = (d, i, 1)
+                            } else if d == farthest {
+                                times += 1
+                            }
                         }
+                        let expected: Int32 = at < 0 ? 0 : times == 1 ? 1 : -1
+                        for twoLanes in [false, true] {
+                            var index = -7
+                            var distance = -1.0
+                            let found = c.withUnsafeBufferPointer { b in
+                                twoLanes
+                                    ? mc_dp_farthest_two_lanes(b.baseAddress, first, last, tolerance, &index, &distance)
+                                    : mc_dp_farthest(b.baseAddress, first, last, tolerance, &index, &distance)
+                            }
+                            #if arch(x86_64)
+                                #expect(found == expected, "range \(first)...\(last), two lanes \(twoLanes)")
+                            #else
+                                #expect(found == -1)  // no vector scan here: the scalar loop decides
+                            #endif
+                            if found == 1 {
+                                #expect(index == at && distance.bitPattern == farthest.bitPattern)
+                            }
+                            checked += 1
+                        }
+                        answers[expected, default: 0] += 1
                     }
-                    let expected: Int32 = at < 0 ? 0 : times == 1 ? 1 : -1
-                    for twoLanes in [false, true] {
-                        var index = -7
-                        var distance = -1.0
-                        let found = c.withUnsafeBufferPointer { b in
-                            twoLanes
-                                ? mc_dp_farthest_two_lanes(b.baseAddress, first, last, 1e-6, &index, &distance)
-                                : mc_dp_farthest(b.baseAddress, first, last, 1e-6, &index, &distance)
-                        }
-                        #if arch(x86_64)
-                            #expect(found == expected, "range \(first)...\(last), two lanes \(twoLanes)")
-                        #else
-                            #expect(found == -1)  // no vector scan here: the scalar loop decides
-                        #endif
-                        if found == 1 {
-                            #expect(index == at && distance.bitPattern == farthest.bitPattern)
-                        }
-                        checked += 1
-                    }
-                    answers[expected, default: 0] += 1
                 }
             }
         }
         #expect(checked > 1000)
         // Both kinds of line give every answer somewhere.
         #expect(answers[1, default: 0] > 50 && answers[-1, default: 0] > 10)
+    }
+
+    /// A box grown by a run of triples at once is the box grown a triple at a time with
+    /// `Math.min`/`Math.max`'s rules: a NaN x (y) makes both x (y) sides NaN, infinities and
+    /// signed zeros stay as they come. Runs of 0 to 9 triples drawn from such values.
+    @Test func boxOfARunIsTheBoxOfItsTriples() {
+        var rng = SeededGenerator(seed: 17)
+        let values: [Double] = [0, -0.0, 1, -1, 0.5, .infinity, -.infinity, .nan, 1e300, -1e-300]
+        var compared = 0, withNaN = 0
+        for _ in 0..<3000 {
+            let count = Int(rng.next() % 10)
+            var c: [Double] = []
+            for _ in 0..<count {
+                c += (0..<3).map { _ in
+                    rng.next() % 4 == 0 ? values[Int(rng.next() % 10)] : Double(rng.next() % 100) / 7
+                }
+            }
+            var start = ProjectedBox()
+            if rng.next() % 2 == 0 { start.extend(Double(rng.next() % 9), Double(rng.next() % 9)) }
+            var expected = start, actual = start
+            for k in stride(from: 0, to: c.count, by: 3) { expected.extend(c[k], c[k + 1]) }
+            actual.extend(c)
+            let sides = [
+                (expected.minX, actual.minX), (expected.minY, actual.minY), (expected.maxX, actual.maxX),
+                (expected.maxY, actual.maxY),
+            ]
+            #expect(sides.allSatisfy { $0.bitPattern == $1.bitPattern || $0.isNaN && $1.isNaN }, "\(c)")
+            if sides.contains(where: { $0.0.isNaN }) { withNaN += 1 }
+            compared += 1
+        }
+        #expect(compared == 3000 && withNaN > 100)
     }
 
     @Test func simplifyOfDegenerateInputTerminates() {
@@ -440,11 +477,16 @@ struct TilingFacts {
 
     /// `count` seeded small triangles (and, with `pointsEvery`, a point instead at every such
     /// index), with ids and an `i` property: inputs large enough for the two-thread paths.
-    private func seededFeatures(_ count: Int, seed: UInt64, pointsEvery: Int? = nil) -> [Feature] {
+    /// `westOnly`: all west of Greenwich (in the root's left half).
+    private func seededFeatures(
+        _ count: Int, seed: UInt64, pointsEvery: Int? = nil, westOnly: Bool = false
+    )
+        -> [Feature]
+    {
         var features: [Feature] = []
         var rng = SeededGenerator(seed: seed)
         for i in 0..<count {
-            let x = Double(rng.next() % 3580) / 10 - 179, y = Double(rng.next() % 1600) / 10 - 80
+            let x = Double(rng.next() % (westOnly ? 1780 : 3580)) / 10 - 179, y = Double(rng.next() % 1600) / 10 - 80
             let ring: CoordinateList = [x, y, x + 0.7, y, x + 0.7, y + 0.4, x, y]
             let geometry =
                 pointsEvery.map { i % $0 == 0 } ?? false
@@ -486,6 +528,35 @@ struct TilingFacts {
         let data = GeoJSON.featureCollection(FeatureCollection(features: features))
         let (parallel, serial) = try expectTwoThreadIndexEqualsOneThread(data, indexMaxPoints: 500)
         #expect(parallel.tile(z: 9, x: 300, y: 200) == serial.tile(z: 9, x: 300, y: 200))
+    }
+
+    /// Data in one half of the world: the thread whose half is empty takes tiles of the other's
+    /// from the shared stack, and the tiles still come out as one thread makes them.
+    @Test func parallelIndexOfOneHalfEqualsSerial() throws {
+        let features = seededFeatures(Convert.parallelFrom + 1000, seed: 13, pointsEvery: 4, westOnly: true)
+        try expectTwoThreadIndexEqualsOneThread(
+            .featureCollection(FeatureCollection(features: features)), indexMaxPoints: 300)
+    }
+
+    /// The two-thread index lists its tiles sorted by `TileIndex.madeBefore`: that order is the
+    /// one loop's (pop a tile, push its children top left, bottom left, top right, bottom right)
+    /// over every tile of zooms 0-4, and over a tree that stops at some tiles.
+    @Test func madeBeforeIsTheOrderOfOneLoop() {
+        var rng = SeededGenerator(seed: 3)
+        for pruned in [false, true] {
+            var stack = [(z: 0, x: 0, y: 0)], made: [(z: Int, x: Int, y: Int)] = []
+            while let t = stack.popLast() {
+                made.append(t)
+                guard t.z < 4, !pruned || t.z == 0 || rng.next() % 3 != 0 else { continue }
+                let (z, x, y) = (t.z + 1, 2 * t.x, 2 * t.y)
+                stack += [(z, x, y), (z, x, y + 1), (z, x + 1, y), (z, x + 1, y + 1)]
+            }
+            var shuffled = made
+            for i in shuffled.indices.reversed() { shuffled.swapAt(i, Int(rng.next() % UInt64(i + 1))) }
+            let sorted = shuffled.sorted { TileIndex.madeBefore($0, $1) }
+            #expect(sorted.map { [$0.z, $0.x, $0.y] } == made.map { [$0.z, $0.x, $0.y] }, "pruned \(pruned)")
+            #expect(made.count > (pruned ? 40 : 340))
+        }
     }
 
     /// Builds `data`'s index on two threads and on one, and expects the same tiles, made in the

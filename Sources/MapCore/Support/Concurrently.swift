@@ -1,5 +1,5 @@
 // Support: helper threads for builds: fork-join over two closures whose work touches disjoint
-// memory, and a started thread to join later.
+// memory, a started thread to join later, and a stack of work the threads share.
 import Glibc
 
 /// Runs `first` on a helper thread and `second` on the calling thread, and returns when both
@@ -37,4 +37,43 @@ func startThread(_ body: @escaping () -> Void) -> pthread_t? {
 private final class ThreadWork {
     let run: () -> Void
     init(_ run: @escaping () -> Void) { self.run = run }
+}
+
+/// Work shared by threads that each take an item, do it, and push the items it gives rise to
+/// (a tree cut depth first: a tile, then its children). `holders` threads start out holding an
+/// item of their own, which they finish with `done(pushing:)` as if they had taken it. When
+/// the stack is empty while another thread still holds an item, `take` waits for what that
+/// one pushes; it returns nil once the stack is empty and no thread holds an item.
+final class WorkStack<Item>: @unchecked Sendable {
+    private let lock = Lock()
+    private var items: [Item] = []
+    private var holding: Int
+
+    init(holders: Int) { holding = holders }
+
+    func take() -> Item? {
+        while true {
+            let (item, finished): (Item?, Bool) = lock.withLock {
+                if let item = items.popLast() {
+                    holding += 1
+                    return (item, false)
+                }
+                return (nil, holding == 0)
+            }
+            if let item { return item }
+            if finished { return nil }
+            // The wait is one item's work at most (a tile's children clipped): a yield, not a
+            // condition to signal at every push.
+            sched_yield()
+        }
+    }
+
+    /// Ends the caller's hold on the item it took, pushing what came of it (the last pushed is
+    /// taken first).
+    func done(pushing children: [Item]) {
+        lock.withLock {
+            items += children
+            holding -= 1
+        }
+    }
 }

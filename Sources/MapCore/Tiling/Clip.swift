@@ -134,6 +134,32 @@ enum Clip {
         }
         var i = 0
         while i < g.count - 3 {
+            // Runs the loop below would only copy or skip, taken whole: vertices inside the
+            // stripe whose next vertex is inside too are copied at once; vertices below (above)
+            // it whose next vertex is below (above) too are skipped. (Line metrics count each
+            // segment's length, so they take the loop.)
+            if !trackMetrics {
+                var j = i
+                while j < g.count - 3 {
+                    let a = g[j + axis], b = g[j + 3 + axis]
+                    guard a >= k1 && a <= k2 && b >= k1 && b <= k2 else { break }
+                    j += 3
+                }
+                if j > i {
+                    slice.coords.append(contentsOf: g[i..<j])
+                    i = j
+                    continue
+                }
+                while j < g.count - 3 {
+                    let a = g[j + axis], b = g[j + 3 + axis]
+                    guard (a < k1 && b < k1) || (a > k2 && b > k2) else { break }
+                    j += 3
+                }
+                if j > i {
+                    i = j
+                    continue
+                }
+            }
             let ax = g[i], ay = g[i + 1], az = g[i + 2], bx = g[i + 3], by = g[i + 4]
             let a = axis == 0 ? ax : ay
             let b = axis == 0 ? bx : by

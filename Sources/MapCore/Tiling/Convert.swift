@@ -56,6 +56,11 @@ enum Convert {
     static let parallelFrom = 4096
     static let parallelPositionsFrom = 65_536
 
+    /// Whether cutting these (converted) features is worth two threads, by the rule above.
+    static func worthTwoThreads(_ features: [ProjectedFeature]) -> Bool {
+        features.count >= parallelFrom || features.reduce(0) { $0 + $1.positionCount } >= parallelPositionsFrom
+    }
+
     /// The positions of `geometry` and of its members.
     static func positions(of geometry: Geometry?) -> Int {
         guard let g = geometry else { return 0 }
@@ -159,25 +164,32 @@ enum Convert {
         {
             guard !range.isEmpty else { return ProjectedLine() }
             var size = 0.0
-            // The box as ProjectedBox grows it, less its NaN test per position: a NaN anywhere
-            // makes the side NaN, and otherwise the first of equal extremes stays.
-            var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
-            var nanX = false, nanY = false
-            // Filled in place: every triple is written, so none is read uninitialised.
+            // Filled in place: every triple is written, so none is read uninitialised. y is made in
+            // Projection's steps, each over the whole line (in the slot it ends in).
             var c = [Double](unsafeUninitializedCapacity: 3 * range.count) { out, count in
-                var x0 = 0.0, y0 = 0.0
                 var k = 0
                 for p in range {
-                    let x = Projection.x(lng: xy[2 * p]), y = Projection.y(lat: xy[2 * p + 1])
-                    out[k] = x
-                    out[k + 1] = y
+                    out[k] = Projection.x(lng: xy[2 * p])
+                    out[k + 1] = Projection.sine(lat: xy[2 * p + 1])
                     out[k + 2] = 0
-                    nanX = nanX || x.isNaN
-                    nanY = nanY || y.isNaN
-                    minX = x < minX ? x : minX
-                    minY = y < minY ? y : minY
-                    maxX = x > maxX ? x : maxX
-                    maxY = y > maxY ? y : maxY
+                    k += 3
+                }
+                count = k
+                k = 1
+                while k < count {
+                    out[k] = Projection.ratio(sine: out[k])
+                    k += 3
+                }
+                k = 1
+                while k < count {
+                    out[k] = Projection.logarithm(ratio: out[k])
+                    k += 3
+                }
+                var x0 = 0.0, y0 = 0.0
+                k = 0
+                while k < count {
+                    let x = out[k], y = Projection.y(logRatio: out[k + 1])
+                    out[k + 1] = y
                     if k > 0 {
                         if polygon {
                             size += (x0 * y - x * y0) / 2
@@ -189,11 +201,8 @@ enum Convert {
                     y0 = y
                     k += 3
                 }
-                count = k
             }
-            if nanX { (minX, maxX) = (.nan, .nan) }
-            if nanY { (minY, maxY) = (.nan, .nan) }
-            box.extend(ProjectedBox(minX: minX, minY: minY, maxX: maxX, maxY: maxY))
+            box.extend(c)
             let last = c.count - 3
             c[2] = 1
             Simplify.mark(&c, first: 0, last: last, sqTolerance: sqTolerance, tieBreak: options.compatibility)

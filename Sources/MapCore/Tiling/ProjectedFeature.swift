@@ -130,12 +130,28 @@ struct ProjectedBox {
         maxY = jsMax(maxY, other.maxY)
     }
 
-    /// Math.min/Math.max over the x and y of each triple.
+    /// Math.min/Math.max over the x and y of each triple: what `extend(x, y)` per triple gives,
+    /// with the NaN test taken out of the loop (a NaN x or y makes both sides of its axis NaN,
+    /// and otherwise the first of equal extremes stays), so that the loop is four compares a
+    /// triple (growing the boxes of clipped features was a twentieth of an index build).
     mutating func extend(_ c: [Double]) {
-        var i = 0
-        while i + 1 < c.count {
-            extend(c[i], c[i + 1])
-            i += 3
+        // (x, y) as one SIMD2 lane pair: both axes in one compare and select.
+        var low = SIMD2<Double>(repeating: .infinity), high = SIMD2<Double>(repeating: -.infinity)
+        var nan = SIMDMask<SIMD2<Int64>>(repeating: false)
+        c.withUnsafeBufferPointer { c in
+            guard let base = c.baseAddress else { return }
+            let raw = UnsafeRawPointer(base)
+            var i = 0
+            while i + 1 < c.count {
+                let p = raw.loadUnaligned(fromByteOffset: 8 * i, as: SIMD2<Double>.self)
+                nan .|= p .!= p
+                low.replace(with: p, where: p .< low)
+                high.replace(with: p, where: p .> high)
+                i += 3
+            }
         }
+        if nan[0] { (low[0], high[0]) = (.nan, .nan) }
+        if nan[1] { (low[1], high[1]) = (.nan, .nan) }
+        extend(ProjectedBox(minX: low[0], minY: low[1], maxX: high[0], maxY: high[1]))
     }
 }

@@ -5,9 +5,9 @@
 import CMapCoreKernels
 
 enum Simplify {
-    /// Ranges at least this long (in array offsets: 8 vertices between the ends) are scanned by
-    /// `mc_dp_farthest`; shorter ones cost more to set up than they scan.
-    static let vectorFrom = 27
+    /// Ranges at least this long (in array offsets) are scanned by `mc_dp_farthest`; shorter
+    /// ones cost more to set up than they scan (4 vertices between the ends with AVX2, else 8).
+    static let vectorFrom = mc_dp_vector_from()
 
     /// Marks the importance of the vertices strictly between the triples at `first` and `last`
     /// (array indexes of their x). geojson-vt recurses; the ranges are independent, so an
@@ -23,6 +23,7 @@ enum Simplify {
     ) {
         guard last - first > 3 else { return }
         let cpp = tieBreak == .maplibreNative
+        let vectorFrom = Self.vectorFrom
         // Each range on the stack has a vertex between its ends that no other range holds, so
         // the stack never holds more ranges than there are vertices.
         let capacity = (last - first) / 3
@@ -67,7 +68,7 @@ enum Simplify {
                     // a step; the ranges where the farthest distance is met twice come back to the
                     // tie-break below.
                     var found: Int32 = -1
-                    if last - first >= Self.vectorFrom && !degenerate, let base = c.baseAddress {
+                    if last - first >= vectorFrom && !degenerate, let base = c.baseAddress {
                         found = mc_dp_farthest(base, first, last, sqTolerance, &index, &maxSqDist)
                         if found == 0 { continue }
                     }

@@ -23,11 +23,8 @@ public final class TileIndex: @unchecked Sendable {
         try options.validate()
         self.options = options
         inputs = try TileInputs(data, options: options)
-        let features = Wrap.wrap(Convert.features(of: data, options: options), options: options)
+        let (features, large) = Self.converted(data, options: options, parallel: parallel)
         guard !features.isEmpty else { return }
-        let large =
-            features.count >= Convert.parallelFrom
-            || features.reduce(0) { $0 + $1.positionCount } >= Convert.parallelPositionsFrom
         guard parallel && large else {
             register(
                 Self.split(
@@ -35,27 +32,69 @@ public final class TileIndex: @unchecked Sendable {
                 ).made)
             return
         }
-        // The root here, then its four subtrees on two threads: each clips its half of the root
-        // and cuts the two subtrees there in the order one loop takes them (it pops br, tr, then
-        // bl, tl), so that the tiles are made, and listed, as geojson-vt makes them.
+        // The root here; then each thread clips its half of the root, and both cut the rest from
+        // one stack of tiles to split, so that neither waits for the other (cutting a fixed half
+        // each, the west of Natural Earth's countries took 1.7 times the east's time). The tiles
+        // are listed in the order one loop makes them, geojson-vt's, which their coordinates give.
         let root = Self.split(
             [(features, 0, 0, 0)], target: nil, depth: 0, existing: [:], inputs: inputs, options: options)
         register(root.made)
         guard let top = root.deeper.first, let tile = root.made.first?.tile else { return }
         let inputs = self.inputs
-        /// One half of the root clipped, then its two subtrees cut (bottom first, as popped).
-        func subtrees(right: Bool) -> [Made] {
+        let stack = WorkStack<Work>(holders: 2)
+        func cut(right: Bool) -> [Made] {
             let (upper, lower) = Self.half(top.features, of: tile, right: right, options: options)
             let x = right ? 1 : 0
-            return Self.split(
-                [(upper, 1, x, 0), (lower, 1, x, 1)], target: nil, depth: nil, existing: [:], inputs: inputs,
-                options: options
-            ).made
+            stack.done(pushing: [(upper, 1, x, 0), (lower, 1, x, 1)])
+            var made: [Made] = []
+            while let w = stack.take() {
+                let step = Self.split(
+                    [w], target: nil, depth: w.z, existing: [:], inputs: inputs, options: options)
+                made += step.made
+                guard let deeper = step.deeper.first, let parent = step.made.first?.tile else {
+                    stack.done(pushing: [])
+                    continue
+                }
+                let (z, x, y) = (w.z + 1, 2 * w.x, 2 * w.y)
+                let (tl, bl, tr, br) = Self.quadrants(deeper.features, of: parent, options: options)
+                stack.done(pushing: [(tl, z, x, y), (bl, z, x, y + 1), (tr, z, x + 1, y), (br, z, x + 1, y + 1)])
+            }
+            return made
         }
         var east: [Made] = [], west: [Made] = []
-        runConcurrently({ east = subtrees(right: true) }, { west = subtrees(right: false) })
-        register(east)
-        register(west)
+        runConcurrently({ east = cut(right: true) }, { west = cut(right: false) })
+        register(
+            (east + west).sorted { a, b in
+                Self.madeBefore((a.tile.z, a.tile.x, a.tile.y), (b.tile.z, b.tile.x, b.tile.y))
+            })
+    }
+
+    /// The data converted and wrapped (geojson-vt's `convert` and `wrap`), and whether it is large
+    /// enough to be cut on two threads (`Convert.worthTwoThreads`); with `parallel`, it is
+    /// wrapped on two threads when it is.
+    private static func converted(
+        _ data: GeoJSON, options: TilingOptions, parallel: Bool
+    )
+        -> (features: [ProjectedFeature], large: Bool)
+    {
+        let features = Convert.features(of: data, options: options)
+        let large = Convert.worthTwoThreads(features)
+        return (Wrap.wrap(features, options: options, parallel: parallel && large), large)
+    }
+
+    /// Whether `split`'s loop makes tile a before tile b: depth first, a tile before its
+    /// descendants, and of two children (as it pops them) bottom right, top right, bottom left,
+    /// top left.
+    static func madeBefore(_ a: (z: Int, x: Int, y: Int), _ b: (z: Int, x: Int, y: Int)) -> Bool {
+        let z = min(a.z, b.z)
+        let (ax, ay) = (a.x >> (a.z - z), a.y >> (a.z - z))
+        let (bx, by) = (b.x >> (b.z - z), b.y >> (b.z - z))
+        guard ax != bx || ay != by else { return a.z < b.z }
+        // The level where their paths part: the highest bit in which the ancestors differ.
+        let bit = Int.bitWidth - 1 - ((ax ^ bx) | (ay ^ by)).leadingZeroBitCount
+        /// A child's place in the pops: bottom right 0, top right 1, bottom left 2, top left 3.
+        func place(_ x: Int, _ y: Int) -> Int { (1 - (x >> bit & 1)) * 2 + (1 - (y >> bit & 1)) }
+        return place(ax, ay) < place(bx, by)
     }
 
     private typealias Work = (features: [ProjectedFeature], z: Int, x: Int, y: Int)
@@ -202,7 +241,7 @@ public final class TileIndex: @unchecked Sendable {
         let deepest = min(maxZoom, options.maxZoom)
         typealias Work = (features: [ProjectedFeature], z: Int, x: Int, y: Int)
         // No other binding holds the converted features: once cut into the frontier, they go.
-        var frontier: [Work] = [(Wrap.wrap(Convert.features(of: data, options: options), options: options), 0, 0, 0)]
+        var frontier: [Work] = [(converted(data, options: options, parallel: true).features, 0, 0, 0)]
         guard !frontier[0].features.isEmpty, deepest >= 0 else { return }
         /// Makes the tile, visits it, and returns its children's work (none at the deepest zoom or
         /// for a tile without features, whose children geojson-vt never makes).

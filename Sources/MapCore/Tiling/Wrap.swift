@@ -3,13 +3,25 @@
 // tile near either edge holds what crosses it. Order: west copy, centre, east copy.
 
 enum Wrap {
-    static func wrap(_ features: [ProjectedFeature], options: TilingOptions) -> [ProjectedFeature] {
+    /// `parallel`: the west and east copies are clipped on two threads (a country set's polar
+    /// and Pacific coasts are long).
+    static func wrap(_ features: [ProjectedFeature], options: TilingOptions, parallel: Bool) -> [ProjectedFeature] {
         let buffer = options.buffer / options.extent
         let lm = options.lineMetrics
-        let left = Clip.clip(features, scale: 1, -1 - buffer, buffer, axis: 0, minAll: -1, maxAll: 2, lineMetrics: lm)
-        let right = Clip.clip(
-            features, scale: 1, 1 - buffer, 2 + buffer, axis: 0, minAll: -1, maxAll: 2,
-            lineMetrics: lm)
+        var left: [ProjectedFeature]?, right: [ProjectedFeature]?
+        let west = {
+            left = Clip.clip(features, scale: 1, -1 - buffer, buffer, axis: 0, minAll: -1, maxAll: 2, lineMetrics: lm)
+        }
+        let east = {
+            right = Clip.clip(
+                features, scale: 1, 1 - buffer, 2 + buffer, axis: 0, minAll: -1, maxAll: 2, lineMetrics: lm)
+        }
+        if parallel {
+            runConcurrently(west, east)
+        } else {
+            west()
+            east()
+        }
         guard left != nil || right != nil else { return features }
         // Written into one array: the west copy, the world clipped to its buffer, the east copy.
         var merged: [ProjectedFeature] = []
