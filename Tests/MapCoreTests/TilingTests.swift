@@ -538,6 +538,41 @@ struct TilingFacts {
             .featureCollection(FeatureCollection(features: features)), indexMaxPoints: 300)
     }
 
+    /// `WorkStack` hands out a tree's items until none is left: on two threads, each starting
+    /// with a subtree of its own, every item is taken once; and when the two run one after the
+    /// other (as `runConcurrently` runs them when no thread can be started), the first finishes
+    /// without waiting for the second.
+    @Test func workStackSharesATreeOnTwoThreads() {
+        final class Counts: @unchecked Sendable {
+            let lock = Lock()
+            var taken: [Int: Int] = [:]
+        }
+        /// Item n has children 4n+1...4n+4 while under 4^6 (a full tree of depth 6 under each root).
+        func run(sequentially: Bool) -> [Int: Int] {
+            let stack = WorkStack<Int>(), counts = Counts()
+            func work(root: Int) {
+                stack.hold()
+                stack.done(pushing: [root])
+                while let n = stack.take() {
+                    counts.lock.withLock { counts.taken[n, default: 0] += 1 }
+                    stack.done(pushing: n < 1365 ? (1...4).map { 4 * n + $0 } : [])
+                }
+            }
+            if sequentially {
+                work(root: 0)
+                work(root: 0)
+            } else {
+                runConcurrently({ work(root: 0) }, { work(root: 0) })
+            }
+            return counts.taken
+        }
+        for sequentially in [false, true] {
+            let taken = run(sequentially: sequentially)
+            // Two roots 0, each with its tree: every item of the tree taken twice, no other.
+            #expect(taken.count == 5461 && taken.values.allSatisfy { $0 == 2 }, "sequentially \(sequentially)")
+        }
+    }
+
     /// The two-thread index lists its tiles sorted by `TileIndex.madeBefore`: that order is the
     /// one loop's (pop a tile, push its children top left, bottom left, top right, bottom right)
     /// over every tile of zooms 0-4, and over a tree that stops at some tiles.

@@ -40,16 +40,18 @@ private final class ThreadWork {
 }
 
 /// Work shared by threads that each take an item, do it, and push the items it gives rise to
-/// (a tree cut depth first: a tile, then its children). `holders` threads start out holding an
-/// item of their own, which they finish with `done(pushing:)` as if they had taken it. When
-/// the stack is empty while another thread still holds an item, `take` waits for what that
-/// one pushes; it returns nil once the stack is empty and no thread holds an item.
+/// (a tree cut depth first: a tile, then its children). A thread may also start out with work of
+/// its own: it says so with `hold()` before it starts, and ends it with `done(pushing:)` as if
+/// it had taken an item. When the stack is empty while another thread holds an item, `take`
+/// waits for what that one pushes; it returns nil once the stack is empty and no thread holds an
+/// item. (A thread that has not called `hold()` yet is not waited for: when `runConcurrently`
+/// runs its closures one after the other, the first must not wait for the second.)
 final class WorkStack<Item>: @unchecked Sendable {
     private let lock = Lock()
     private var items: [Item] = []
-    private var holding: Int
+    private var holding = 0
 
-    init(holders: Int) { holding = holders }
+    func hold() { lock.withLock { holding += 1 } }
 
     func take() -> Item? {
         while true {
@@ -68,8 +70,8 @@ final class WorkStack<Item>: @unchecked Sendable {
         }
     }
 
-    /// Ends the caller's hold on the item it took, pushing what came of it (the last pushed is
-    /// taken first).
+    /// Ends the caller's hold on the item it took (or started with), pushing what came of it (the
+    /// last pushed is taken first).
     func done(pushing children: [Item]) {
         lock.withLock {
             items += children

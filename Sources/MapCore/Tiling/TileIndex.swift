@@ -41,8 +41,9 @@ public final class TileIndex: @unchecked Sendable {
         register(root.made)
         guard let top = root.deeper.first, let tile = root.made.first?.tile else { return }
         let inputs = self.inputs
-        let stack = WorkStack<Work>(holders: 2)
+        let stack = WorkStack<Work>()
         func cut(right: Bool) -> [Made] {
+            stack.hold()
             let (upper, lower) = Self.half(top.features, of: tile, right: right, options: options)
             let x = right ? 1 : 0
             stack.done(pushing: [(upper, 1, x, 0), (lower, 1, x, 1)])
