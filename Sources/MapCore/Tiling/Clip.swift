@@ -146,6 +146,14 @@ enum Clip {
                     j += 3
                 }
                 if j > i {
+                    // Room for the run and a few vertices after it (an exit, a ring's closing
+                    // vertex): appended to a run's exact capacity, they would double the
+                    // allocation of most clipped rings. Grown at least twofold, so that runs
+                    // alternating with crossings stay linear.
+                    let needed = slice.coords.count + (j - i) + 12
+                    if slice.coords.capacity < needed {
+                        slice.coords.reserveCapacity(max(needed, 2 * slice.coords.capacity))
+                    }
                     slice.coords.append(contentsOf: g[i..<j])
                     i = j
                     continue
