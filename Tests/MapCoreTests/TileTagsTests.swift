@@ -95,6 +95,57 @@ struct TileTagsFacts {
         }
     }
 
+    /// The interned writer (each tile's size worked out first, then written through a pointer)
+    /// against the per-tile encoder on every shape it writes: lines and polygons with holes,
+    /// geometries of hundreds of bytes (multi-byte lengths), 0, 12, 13 and 70 tags (a one-byte
+    /// tags length, and the five-byte room moved back), ids past 2^32, a 200-byte layer name,
+    /// and tile coordinates held as Int16, Int32 and Double (extents 4096, 2^20 and 2^33).
+    @Test func internedWriterWritesEveryShapeAsThePerTileEncoder() throws {
+        var rng = SeededGenerator(seed: 5)
+        var features: [String] = []
+        for i in 0..<400 {
+            let lng = Double.random(in: -170...170, using: &rng), lat = Double.random(in: -70...70, using: &rng)
+            let count = [0, 12, 13, 70, 3][i % 5]
+            let properties = (0..<count).map { #""k\#($0)": "v\#(i % 7 == 0 ? i : $0 % 3)""# }.joined(separator: ", ")
+            let id = i % 3 == 0 ? #""id": \#(UInt64(1) << 40 + UInt64(i)), "# : ""
+            let geometry: String
+            switch i % 4 {
+            case 0: geometry = #"{"type": "Point", "coordinates": [\#(lng), \#(lat)]}"#
+            case 1:
+                let line = (0..<(i % 8 == 1 ? 300 : 3)).map { k in
+                    "[\(lng + Double(k) * 0.013), \(lat + (k % 2 == 0 ? 0.0 : 0.011))]"
+                }
+                geometry = #"{"type": "LineString", "coordinates": [\#(line.joined(separator: ","))]}"#
+            case 2:
+                let (a, b) = (lng, lat)
+                geometry =
+                    #"{"type": "Polygon", "coordinates": [[[\#(a),\#(b)],[\#(a + 4),\#(b)],[\#(a + 4),\#(b + 4)],"#
+                    + #"[\#(a),\#(b + 4)],[\#(a),\#(b)]], [[\#(a + 1),\#(b + 1)],[\#(a + 1),\#(b + 2)],"#
+                    + #"[\#(a + 2),\#(b + 2)],[\#(a + 1),\#(b + 1)]]]}"#
+            default:
+                geometry = #"{"type": "MultiPoint", "coordinates": [[\#(lng), \#(lat)], [\#(lng + 0.5), \#(lat)]]}"#
+            }
+            features.append(
+                #"{"type": "Feature", \#(id)"geometry": \#(geometry), "properties": {\#(properties)}}"#)
+        }
+        let data = try parse(#"{"type": "FeatureCollection", "features": [\#(features.joined(separator: ","))]}"#)
+        let name = String(repeating: "n", count: 200)
+        for extent in ["4096", "1048576", "8589934592"] {
+            let options = try TilingOptions(json: try JSON.parse(#"{"indexMaxZoom": 1, "extent": \#(extent)}"#))
+            let index = try TileIndex(data, options: options)
+            let tiles = tilesWithData(index, maxZoom: 3)
+            #expect(tiles.count > 20)
+            var differing = 0
+            for (z, x, y) in tiles {
+                let perTile = VectorTileEncoder.encode(
+                    layer: name, extent: Int(options.extent), features: index.tile(z: z, x: x, y: y) ?? [],
+                    version: options.compatibility.mvtVersion)
+                if index.mvt(z: z, x: x, y: y, layer: name) != perTile { differing += 1 }
+            }
+            #expect(differing == 0, "extent \(extent)")
+        }
+    }
+
     /// A point within the buffer of the antimeridian is in the z0 tile twice (geojson-vt wraps a
     /// copy to the other side). Its name, met by no other feature, is one value, which both
     /// copies index; 1 and 1.0 are one value too; null is left out. Expected by hand, in vt-pbf's

@@ -18,7 +18,7 @@ public final class Lock: @unchecked Sendable {
     }
 
     @inline(__always)
-    public func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+    public func withLock<T: ~Copyable, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()

@@ -341,58 +341,158 @@ private struct FlatFeatures: Sendable {
     /// The tile as one MVT layer, its runs read in place. Ids and tags come from the inputs'
     /// interned ones, unless line metrics (which differ from tile to tile) are among them.
     func mvt(layer: String, extent: Int, version: Int, inputs: TileInputs) -> [UInt8] {
-        let heads = clipMetrics.isEmpty ? inputs.interned.layer(refs, inputs: inputs) : nil
-        var writer = VectorTileEncoder.LayerWriter(
-            name: layer, version: version, features: heads == nil ? types.count : 0)
-        if let heads {
-            // About what the features take (a position's two deltas take up to 3 bytes each in
-            // tiles of 8192 with their buffer), so the layer is written where it stays.
-            let pairs = (shorts.count + ints.count + coords.count) / 2
-            let geometry: Int = 10 * types.count + 3 * runEnds.count + 6 * pairs
-            writer.reserve(heads.byteCount + geometry)
+        guard clipMetrics.isEmpty else {
+            return mvtWithOwnTables(layer: layer, extent: extent, version: version, inputs)
         }
+        let heads = inputs.interned.layer(refs, inputs: inputs)
+        let header = LayerHeader(name: layer, version: version, extent: extent)
         if !shorts.isEmpty {
-            shorts.withUnsafeBufferPointer { encode($0, into: &writer, heads: heads, inputs: inputs) }
+            return shorts.withUnsafeBufferPointer { mvt($0, heads: heads, header: header) }
         } else if !ints.isEmpty {
-            ints.withUnsafeBufferPointer { encode($0, into: &writer, heads: heads, inputs: inputs) }
-        } else {
-            coords.withUnsafeBufferPointer { encode($0, into: &writer, heads: heads, inputs: inputs) }
+            return ints.withUnsafeBufferPointer { mvt($0, heads: heads, header: header) }
         }
-        guard let heads else { return writer.finish(extent: extent) }
-        return writer.finish(extent: extent, tables: heads.tables)
+        return coords.withUnsafeBufferPointer { mvt($0, heads: heads, header: header) }
     }
 
-    private func encode<C: TileCoordinate>(
-        _ c: UnsafeBufferPointer<C>, into writer: inout VectorTileEncoder.LayerWriter, heads: LayerHeads?,
-        inputs: TileInputs
-    ) {
-        // Runs are read through a pointer: a closure reading them through the tile captured its
-        // arrays, retaining and releasing each of them once per feature.
-        let headBytes = heads?.heads.bytes ?? []
-        runEnds.withUnsafeBufferPointer { runEnds in
-            headBytes.withUnsafeBytes { all in
+    /// A layer's fields other than its features and tables: its version (15) and name (1), written
+    /// first, and its extent (5), written last (as `VectorTileEncoder.LayerWriter` writes them).
+    private struct LayerHeader {
+        let name: String, version: UInt64, extent: UInt64
+
+        init(name: String, version: Int, extent: Int) {
+            self.name = name
+            self.version = UInt64(max(1, version))
+            self.extent = UInt64(max(1, extent))
+        }
+
+        var count: Int {
+            1 + RawBytes.size(varint: version) + 1 + RawBytes.size(varint: UInt64(name.utf8.count))
+                + name.utf8.count + 1 + RawBytes.size(varint: extent)
+        }
+    }
+
+    /// The tile written where it stays: each feature's geometry is measured first (the same
+    /// command words, counted), so the tile's size is known before a byte is written, and it is
+    /// written once, through a pointer, with the heads and tables the interned tags gave.
+    private func mvt<C: TileCoordinate>(
+        _ c: UnsafeBufferPointer<C>, heads: borrowing LayerHeads, header: LayerHeader
+    ) -> [UInt8] {
+        // The arrays through pointers: a closure reading them through the tile retained and
+        // released each of them once per feature.
+        types.withUnsafeBufferPointer { types in
+            runEnds.withUnsafeBufferPointer { runEnds in
+                featureEnds.withUnsafeBufferPointer { featureEnds in
+                    heads.ends.withUnsafeBufferPointer { headEnds in
+                        let runs = Runs(
+                            c: c, types: types, runEnds: runEnds, featureEnds: featureEnds, headEnds: headEnds)
+                        // Each feature's geometry bytes, on the stack for a small tile.
+                        return withUnsafeTemporaryAllocation(of: Int.self, capacity: types.count) { geometryBytes in
+                            Self.mvt(runs, heads: heads, header: header, geometryBytes: geometryBytes)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A tile's arrays, read through pointers while its layer is written.
+    private struct Runs<C: TileCoordinate> {
+        let c: UnsafeBufferPointer<C>, types: UnsafeBufferPointer<UInt8>, runEnds: UnsafeBufferPointer<Int>
+        let featureEnds: UnsafeBufferPointer<Int>, headEnds: UnsafeBufferPointer<Int>
+
+        /// Feature `f`'s command words, given to `sink`.
+        @inline(__always) func geometry<S: CommandSink>(_ f: Int, into sink: S) -> S {
+            var commands = VectorTileEncoder.CommandWriter(sink)
+            for r in (f == 0 ? 0 : featureEnds[f - 1])..<featureEnds[f] {
+                commands.run(
+                    type: types[f], UnsafeBufferPointer(rebasing: c[(r == 0 ? 0 : runEnds[r - 1])..<runEnds[r]]))
+            }
+            return commands.sink
+        }
+
+        /// Feature `f`'s head, as a range of the heads' bytes.
+        @inline(__always) func head(_ f: Int) -> Range<Int> { (f == 0 ? 0 : headEnds[f - 1])..<headEnds[f] }
+    }
+
+    /// The two passes: every feature's geometry counted, then the tile written at its size.
+    private static func mvt<C: TileCoordinate>(
+        _ runs: Runs<C>, heads: borrowing LayerHeads, header: LayerHeader,
+        geometryBytes: UnsafeMutableBufferPointer<Int>
+    ) -> [UInt8] {
+        let n = runs.types.count
+        var layerLength = header.count + heads.keys.count + heads.values.count
+        for f in 0..<n {
+            let g = runs.geometry(f, into: CommandLength()).bytes
+            geometryBytes.initializeElement(at: f, to: g)
+            let feature =
+                runs.head(f).count + 1 + RawBytes.size(varint: UInt64(runs.types[f])) + 1
+                + RawBytes.size(varint: UInt64(g)) + g
+            layerLength += 1 + RawBytes.size(varint: UInt64(feature)) + feature
+        }
+        let total = 1 + RawBytes.size(varint: UInt64(layerLength)) + layerLength
+        return [UInt8](unsafeUninitializedCapacity: total) { out, written in
+            guard let base = out.baseAddress else { return }
+            var w = UnsafeMutableRawPointer(base)
+            w = RawBytes.byte(0x1A, at: w)  // the tile's layer: field 3, bytes
+            w = RawBytes.varint(UInt64(layerLength), at: w)
+            w = RawBytes.byte(0x78, at: w)  // version: field 15, varint
+            w = RawBytes.varint(header.version, at: w)
+            w = RawBytes.byte(0x0A, at: w)  // name: field 1, bytes
+            var name = header.name
+            w = RawBytes.varint(UInt64(name.utf8.count), at: w)
+            w = name.withUTF8 { RawBytes.copy(UnsafeRawBufferPointer($0), to: w) }
+            let headBytes = heads.heads.bytes
+            for f in 0..<n {
+                let head = UnsafeRawBufferPointer(rebasing: headBytes[runs.head(f)])
+                let g = geometryBytes[f]
+                let type = UInt64(runs.types[f])
+                let feature = head.count + 1 + RawBytes.size(varint: type) + 1 + RawBytes.size(varint: UInt64(g)) + g
+                w = RawBytes.byte(0x12, at: w)  // a feature: field 2, bytes
+                w = RawBytes.varint(UInt64(feature), at: w)
+                w = RawBytes.copy(head, to: w)
+                w = RawBytes.byte(0x18, at: w)  // type: field 3, varint
+                w = RawBytes.varint(type, at: w)
+                w = RawBytes.byte(0x22, at: w)  // geometry: field 4, packed
+                w = RawBytes.varint(UInt64(g), at: w)
+                w = runs.geometry(f, into: CommandBytes(at: w)).at
+            }
+            w = heads.keys.withUnsafeBytes { RawBytes.copy($0, to: w) }
+            w = RawBytes.copy(heads.values.bytes, to: w)
+            w = RawBytes.byte(0x28, at: w)  // extent: field 5, varint
+            w = RawBytes.varint(header.extent, at: w)
+            written = UnsafeMutableRawPointer(base).distance(to: w)
+        }
+    }
+
+    /// The tile as one MVT layer with tables of its own (line metrics: tags that differ from tile
+    /// to tile).
+    private func mvtWithOwnTables(layer: String, extent: Int, version: Int, _ inputs: TileInputs) -> [UInt8] {
+        var writer = VectorTileEncoder.LayerWriter(name: layer, version: version, features: types.count)
+        func encode<C: TileCoordinate>(_ c: UnsafeBufferPointer<C>) {
+            runEnds.withUnsafeBufferPointer { runEnds in
                 var firstRun = 0
                 for f in types.indices {
                     let runs = firstRun..<featureEnds[f]
                     firstRun = featureEnds[f]
                     let type = types[f]
-                    func geometry(_ commands: inout VectorTileEncoder.CommandWriter) {
+                    writer.add(type: type, id: inputs.id(refs[f]), tags: tags(f, inputs)) { commands in
                         for r in runs {
                             commands.run(
                                 type: type, UnsafeBufferPointer(rebasing: c[(r == 0 ? 0 : runEnds[r - 1])..<runEnds[r]])
                             )
                         }
                     }
-                    if let heads {
-                        let head = UnsafeRawBufferPointer(
-                            rebasing: all[(f == 0 ? 0 : heads.ends[f - 1])..<heads.ends[f]])
-                        writer.add(type: type, head: head, geometry: geometry)
-                    } else {
-                        writer.add(type: type, id: inputs.id(refs[f]), tags: tags(f, inputs), geometry: geometry)
-                    }
                 }
             }
         }
+        if !shorts.isEmpty {
+            shorts.withUnsafeBufferPointer { encode($0) }
+        } else if !ints.isEmpty {
+            ints.withUnsafeBufferPointer { encode($0) }
+        } else {
+            coords.withUnsafeBufferPointer { encode($0) }
+        }
+        return writer.finish(extent: extent)
     }
 
     /// Feature `f`'s tags: its input's properties, with its line metrics.

@@ -47,7 +47,12 @@ private struct State {
     /// are shared; the values' own numbers scattered each lookup over megabytes).
     private var sharedBytes: [UInt8] = []
     private var sharedStarts: [Int] = [0]
-    private var keys: [String] = []
+    /// Per key number: the key as a layer's keys table holds it (its field 3).
+    private var keyFields: [[UInt8]] = []
+    /// Scratch of `layer`, kept from tile to tile: the keys and shared values met in the tile,
+    /// and where each feature's entry starts (let go after a tile of more than `keptAtMost`).
+    private var tileKeys: [Int] = [], tileShared: [Int] = [], at: [Int] = []
+    private static let keptAtMost = 1 << 16
     /// How many inputs are interned. Once all are, the tables that intern more (about half the
     /// memory) are let go.
     private var interned = 0
@@ -70,131 +75,194 @@ private struct State {
         // Every feature is interned before any is renumbered, so a value marked as used once is
         // used by one feature of this tile, and once unless that feature is in the tile twice
         // (a copy wrapped across the antimeridian): those features are listed in `twice`.
-        var at: [Int] = []
-        at.reserveCapacity(refs.count)
-        var twice = Set<Int32>()
-        for (i, ref) in refs.enumerated() {
-            if i + 16 < refs.count {
-                let next = Int(refs[i + 16])
-                starts.withUnsafeBufferPointer { s in
-                    if next >= 0, next < s.count, let base = s.baseAddress { mc_prefetch(base + next) }
-                }
-            }
-            guard ref >= 0, Int(ref) < starts.count else {
-                at.append(-1)
-                continue
-            }
-            let r = Int(ref)
-            if starts[r] < 0 {
-                starts[r] = intern(ref, inputs)
+        if interned < starts.count {
+            for ref in refs where ref >= 0 && Int(ref) < starts.count && starts[Int(ref)] < 0 {
+                starts[Int(ref)] = intern(ref, inputs)
                 interned += 1
                 if interned == starts.count { letInterningTablesGo() }
             }
-            at.append(starts[r])
-            if inTile[r >> 6] & 1 << (r & 63) != 0 { twice.insert(ref) }
-            inTile[r >> 6] |= 1 << (r & 63)
         }
-        for ref in refs where ref >= 0 && Int(ref) < starts.count { inTile[Int(ref) >> 6] = 0 }
-        // From here on, `inTile` marks the features in the tile twice (a bit is cheaper to test
-        // than a set; big tiles at low zooms hold the wrapped copies).
-        for ref in twice { inTile[Int(ref) >> 6] |= 1 << (Int(ref) & 63) }
-        defer { for ref in twice { inTile[Int(ref) >> 6] = 0 } }
+        let n = refs.count
+        // Per feature, where its entry starts (-1: none); kept from tile to tile unless big.
+        var at = self.at
+        at.removeAll(keepingCapacity: true)
+        at.append(contentsOf: repeatElement(-1, count: n))
+        var twice: [Int] = []
+        // The per-tile tables are moved out while they are written through pointers (and put
+        // back after), so no access to them goes through `self`.
+        var inTile = self.inTile, keyInTile = self.keyInTile, valueInTile = self.valueInTile
+        var tileKeys = self.tileKeys, tileShared = self.tileShared
+        (self.inTile, self.keyInTile, self.valueInTile, self.tileKeys, self.tileShared) = ([], [], [], [], [])
+        defer {
+            (self.inTile, self.keyInTile, self.valueInTile) = (inTile, keyInTile, valueInTile)
+            tileKeys.removeAll(keepingCapacity: true)
+            tileShared.removeAll(keepingCapacity: true)
+            (self.tileKeys, self.tileShared) = (tileKeys, tileShared)
+            self.at = at.capacity <= Self.keptAtMost ? at : []
+        }
+        starts.withUnsafeBufferPointer { starts in
+            inTile.withUnsafeMutableBufferPointer { inTile in
+                at.withUnsafeMutableBufferPointer { at in
+                    for i in 0..<n {
+                        if i + 16 < n {
+                            let next = Int(refs[i + 16])
+                            if next >= 0, next < starts.count, let base = starts.baseAddress {
+                                mc_prefetch(base + next)
+                            }
+                        }
+                        let r = Int(refs[i])
+                        guard r >= 0, r < starts.count else { continue }
+                        at[i] = starts[r]
+                        if inTile[r >> 6] & 1 << (r & 63) != 0 { twice.append(r) }
+                        inTile[r >> 6] |= 1 << (r & 63)
+                    }
+                    for ref in refs where ref >= 0 && Int(ref) < starts.count { inTile[Int(ref) >> 6] = 0 }
+                    // From here on, `inTile` marks the features in the tile twice (a bit is cheaper
+                    // to test than a set; big tiles at low zooms hold the wrapped copies).
+                    for r in twice { inTile[r >> 6] |= 1 << (r & 63) }
+                }
+            }
+        }
 
-        var out = LayerHeads()
-        out.ends.reserveCapacity(refs.count)
-        out.heads.bytes.reserveCapacity(16 * refs.count)
-        var tileKeys: [Int] = [], tileShared: [Int] = []
+        var heads = RawBytes(capacity: 24 * n)
+        var values = RawBytes(capacity: 16 * n)
+        var ends = [Int](repeating: 0, count: n)
         var tileValues: UInt32 = 0
-        var tags: [UInt32] = []
         // A feature in the tile twice numbers its once-used values by where their message is
         // (they have no shared number).
         var onceInTile: [Int: UInt32] = [:]
         let entries = self.entries, sharedBytes = self.sharedBytes, sharedStarts = self.sharedStarts
+        // A deep tile's features are scattered through the entries (input order), so each entry
+        // is a cache miss; they are asked for `ahead` features early, to overlap.
+        let ahead = 8
+        let anyTwice = !twice.isEmpty
         entries.withUnsafeBufferPointer { e in
             sharedBytes.withUnsafeBytes { shared in
-                let bytes = UnsafeRawBufferPointer(e)
-                // A deep tile's features are scattered through the entries (input order), so each
-                // entry is a cache miss; they are asked for `ahead` features early, to overlap.
-                let ahead = 8
-                for (i, var p) in at.enumerated() {
-                    if i + ahead < at.count, at[i + ahead] >= 0, let base = e.baseAddress {
-                        let next = base + at[i + ahead]
-                        mc_prefetch(next)
-                        mc_prefetch(UnsafeRawPointer(next) + 64)
-                    }
-                    guard p >= 0 else {
-                        out.ends.append(out.heads.bytes.count)
-                        continue
-                    }
-                    let head = e[p]
-                    p += 1
-                    let r = Int(refs[i])
-                    let once = twice.isEmpty || inTile[r >> 6] & 1 << (r & 63) == 0
-                    if head & 1 != 0 {
-                        out.heads.varintField(1, UInt64(e[p]) | UInt64(e[p + 1]) << 32)
-                        p += 2
-                    }
-                    tags.removeAll(keepingCapacity: true)
-                    for _ in 0..<Int(head >> 1) {
-                        let word = e[p], value = Int(e[p + 1]), tagAt = p
-                        let key = Int(word >> 2)
-                        var k = keyInTile[key]
-                        if k == 0 {
-                            tileKeys.append(key)
-                            k = UInt32(truncatingIfNeeded: tileKeys.count)
-                            keyInTile[key] = k
-                        }
-                        tags.append(k - 1)
-                        var message: UnsafeRawBufferPointer?
-                        if word & 2 != 0 {
-                            let written = Self.message(e, bytes, at: p)
-                            message = written.bytes
-                            p += written.words
-                        } else {
-                            p += 2
-                        }
-                        if word & 1 != 0, let message {
-                            // Used once: new in this tile, and met once (unless its feature is in
-                            // the tile twice).
-                            if once {
-                                out.tables.values.bytesField(4, message)
-                                tags.append(tileValues)
-                                tileValues += 1
-                            } else if let v = onceInTile[tagAt] {
-                                tags.append(v)
-                            } else {
-                                out.tables.values.bytesField(4, message)
-                                onceInTile[tagAt] = tileValues
-                                tags.append(tileValues)
-                                tileValues += 1
+                keyInTile.withUnsafeMutableBufferPointer { keyInTile in
+                    valueInTile.withUnsafeMutableBufferPointer { valueInTile in
+                        inTile.withUnsafeBufferPointer { inTile in
+                            ends.withUnsafeMutableBufferPointer { ends in
+                                at.withUnsafeBufferPointer { at in
+                                    let bytes = UnsafeRawBufferPointer(e)
+                                    for i in 0..<n {
+                                        if i + ahead < n, at[i + ahead] >= 0, let base = e.baseAddress {
+                                            let next = base + at[i + ahead]
+                                            mc_prefetch(next)
+                                            mc_prefetch(UnsafeRawPointer(next) + 64)
+                                        }
+                                        var p = at[i]
+                                        guard p >= 0 else {
+                                            ends[i] = heads.count
+                                            continue
+                                        }
+                                        let head = e[p]
+                                        p += 1
+                                        let tagCount = Int(head >> 1)
+                                        let r = Int(refs[i])
+                                        let once = !anyTwice || inTile[r >> 6] & 1 << (r & 63) == 0
+                                        // The id's field, the tags' key and length, and two varints of
+                                        // at most 5 bytes a tag.
+                                        var w = heads.room(17 + 10 * tagCount)
+                                        if head & 1 != 0 {
+                                            w = RawBytes.byte(0x08, at: w)
+                                            w = RawBytes.varint(UInt64(e[p]) | UInt64(e[p + 1]) << 32, at: w)
+                                            p += 2
+                                        }
+                                        if tagCount > 0 {
+                                            w = RawBytes.byte(0x12, at: w)
+                                            // Up to 12 tags take at most 120 bytes: a one-byte length.
+                                            let lengthAt = w
+                                            w += tagCount <= 12 ? 1 : 5
+                                            let tagsAt = w
+                                            for _ in 0..<tagCount {
+                                                let word = e[p], value = Int(e[p + 1]), tagAt = p
+                                                let key = Int(word >> 2)
+                                                var k = keyInTile[key]
+                                                if k == 0 {
+                                                    tileKeys.append(key)
+                                                    k = UInt32(truncatingIfNeeded: tileKeys.count)
+                                                    keyInTile[key] = k
+                                                }
+                                                w = RawBytes.varint(UInt64(k - 1), at: w)
+                                                var message: UnsafeRawBufferPointer?
+                                                if word & 2 != 0 {
+                                                    let written = Self.message(e, bytes, at: p)
+                                                    message = written.bytes
+                                                    p += written.words
+                                                } else {
+                                                    p += 2
+                                                }
+                                                if word & 1 != 0, let message {
+                                                    // Used once: new in this tile, and met once
+                                                    // (unless its feature is in the tile twice).
+                                                    if !once, let v = onceInTile[tagAt] {
+                                                        w = RawBytes.varint(UInt64(v), at: w)
+                                                        continue
+                                                    }
+                                                    if !once { onceInTile[tagAt] = tileValues }
+                                                    Self.writeValue(message, to: &values)
+                                                    w = RawBytes.varint(UInt64(tileValues), at: w)
+                                                    tileValues += 1
+                                                    continue
+                                                }
+                                                var v = valueInTile[value]
+                                                if v == 0 {
+                                                    Self.writeValue(
+                                                        message
+                                                            ?? UnsafeRawBufferPointer(
+                                                                rebasing: shared[
+                                                                    sharedStarts[value]..<sharedStarts[value + 1]]),
+                                                        to: &values)
+                                                    tileShared.append(value)
+                                                    tileValues += 1
+                                                    v = tileValues
+                                                    valueInTile[value] = v
+                                                }
+                                                w = RawBytes.varint(UInt64(v - 1), at: w)
+                                            }
+                                            let length = w - tagsAt
+                                            let lengthEnd = RawBytes.varint(UInt64(length), at: lengthAt)
+                                            if lengthEnd != tagsAt {
+                                                lengthEnd.copyMemory(from: tagsAt, byteCount: length)
+                                                w = lengthEnd + length
+                                            }
+                                        }
+                                        heads.commit(w)
+                                        ends[i] = heads.count
+                                    }
+                                }
                             }
-                            continue
                         }
-                        var v = valueInTile[value]
-                        if v == 0 {
-                            out.tables.values.bytesField(
-                                4,
-                                message
-                                    ?? UnsafeRawBufferPointer(
-                                        rebasing: shared[sharedStarts[value]..<sharedStarts[value + 1]]))
-                            tileShared.append(value)
-                            tileValues += 1
-                            v = tileValues
-                            valueInTile[value] = v
-                        }
-                        tags.append(v - 1)
                     }
-                    if !tags.isEmpty { out.heads.packedUInt32Field(2, tags) }
-                    out.ends.append(out.heads.bytes.count)
                 }
             }
         }
+        for r in twice { inTile[r >> 6] = 0 }
+        var keysLength = 0
         for key in tileKeys {
-            out.tables.keys.stringField(3, keys[key])
+            keysLength += keyFields[key].count
             keyInTile[key] = 0
         }
+        let keysTable = [UInt8](unsafeUninitializedCapacity: keysLength) { out, written in
+            for key in tileKeys {
+                keyFields[key].withUnsafeBufferPointer { field in
+                    for b in field {
+                        out[written] = b
+                        written += 1
+                    }
+                }
+            }
+        }
         for value in tileShared { valueInTile[value] = 0 }
-        return out
+        return LayerHeads(heads: heads, ends: ends, keys: keysTable, values: values)
+    }
+
+    /// A value of the layer's table (its field 4) from its message.
+    @inline(__always) private static func writeValue(_ message: UnsafeRawBufferPointer, to values: inout RawBytes) {
+        var w = values.room(11 + message.count)
+        w = RawBytes.byte(0x22, at: w)
+        w = RawBytes.varint(UInt64(message.count), at: w)
+        values.commit(RawBytes.copy(message, to: w))
     }
 
     /// The message of the tag whose first word is at `p` (where the value is written), and how
@@ -284,21 +352,22 @@ private struct State {
 
     private mutating func keyNumber(_ key: String) -> UInt32 {
         if let known = keyNumbers[key] { return known }
-        let k = UInt32(truncatingIfNeeded: keys.count)
+        let k = UInt32(truncatingIfNeeded: keyFields.count)
         keyNumbers[key] = k
-        keys.append(key)
+        var field = ProtobufWriter()
+        field.stringField(3, key)
+        keyFields.append(field.bytes)
         keyInTile.append(0)
         return k
     }
 }
 
 /// A tile's features' heads (their id and tags fields: feature k's end at `ends[k]`, its start
-/// where k - 1's ends) and the layer tables they index.
-struct LayerHeads {
-    var heads = ProtobufWriter()
-    var ends: [Int] = []
-    var tables = VectorTileEncoder.LayerTables()
-
-    /// The bytes of the heads and tables.
-    var byteCount: Int { heads.bytes.count + tables.keys.bytes.count + tables.values.bytes.count }
+/// where k - 1's ends) and the layer tables they index, as the layer holds them: `keys` its
+/// fields 3, `values` its fields 4.
+struct LayerHeads: ~Copyable {
+    var heads: RawBytes
+    var ends: [Int]
+    var keys: [UInt8]
+    var values: RawBytes
 }

@@ -20,10 +20,9 @@ public enum VectorTileEncoder {
         return layer.finish(extent: extent)
     }
 
-    /// One layer, written a feature at a time (from `TileFeature`s, or straight from a tile's
-    /// flat arrays), its key and value tables at the end. A feature's id and tags are either
-    /// looked up here (`add(type:id:tags:geometry:)`) or come written, with the tables they index
-    /// (`add(type:head:geometry:)`, `finish(extent:tables:)`; see `TileTags`).
+    /// One layer, written a feature at a time, its key and value tables (the features' ids and
+    /// tags looked up here) at the end: for `TileFeature`s and tiles with line metrics. A tile of
+    /// an index is written with the index's interned tags instead (`TileTags`, `FlatFeatures.mvt`).
     struct LayerWriter {
         private var layer = ProtobufWriter()
         private var keys: [String] = []
@@ -36,11 +35,10 @@ public enum VectorTileEncoder {
         private var lastKeys: [String] = [], lastKeyIndexes: [UInt32] = []
         // Scratch reused by every feature.
         private var tags: [UInt32] = []
-        private var commands = CommandWriter()
+        private var commands = CommandWriter(CommandWords())
         private var feature = ProtobufWriter()
 
-        /// `features`: about how many will be added with their tags looked up here (sizes the
-        /// value table; 0 when they come written).
+        /// `features`: about how many will be added (sizes the value table).
         init(name: String, version: Int, features: Int) {
             values = ValueTable(expected: features)
             layer.bytes = Array(repeating: 0, count: Self.prefix)
@@ -51,7 +49,8 @@ public enum VectorTileEncoder {
         /// Adds a feature of `type` (1 points, 2 lines, 3 polygons) whose `geometry` writes its
         /// runs of x, y pairs, in tile coordinates, to the command writer it is given.
         mutating func add(
-            type: UInt8, id: JSONValue?, tags object: JSONObject?, geometry: (inout CommandWriter) -> Void
+            type: UInt8, id: JSONValue?, tags object: JSONObject?,
+            geometry: (inout CommandWriter<CommandWords>) -> Void
         ) {
             feature.bytes.removeAll(keepingCapacity: true)
             if let id = id.flatMap(VectorTileEncoder.mvtID) { feature.varintField(1, id) }
@@ -84,13 +83,15 @@ public enum VectorTileEncoder {
             head.withUnsafeBytes { add(type: type, head: $0, geometry: geometry) }
         }
 
-        /// Adds a feature whose id and tags fields are written already (`head`, indexing the
-        /// tables given to `finish(extent:tables:)`). The feature is written straight into the
-        /// layer: its length is known once its geometry's commands are.
-        mutating func add(type: UInt8, head: UnsafeRawBufferPointer, geometry: (inout CommandWriter) -> Void) {
-            commands.reset()
+        /// Adds a feature whose id and tags fields are written already (`head`). The feature is
+        /// written straight into the layer: its length is known once its geometry's commands are.
+        private mutating func add(
+            type: UInt8, head: UnsafeRawBufferPointer, geometry: (inout CommandWriter<CommandWords>) -> Void
+        ) {
+            commands.sink.words.removeAll(keepingCapacity: true)
+            commands.restart()
             geometry(&commands)
-            let geometryLength = ProtobufWriter.packedLength(commands.out)
+            let geometryLength = ProtobufWriter.packedLength(commands.sink.words)
             // The type's field (a one-byte key and the type), the geometry's key (one byte) and
             // length, and the geometry.
             let length =
@@ -100,7 +101,7 @@ public enum VectorTileEncoder {
             layer.varint(length)
             layer.bytes.append(contentsOf: head)
             layer.varintField(3, UInt64(type))
-            layer.packedUInt32Field(4, commands.out, length: geometryLength)
+            layer.packedUInt32Field(4, commands.sink.words, length: geometryLength)
         }
 
         /// The layer's tables (of the features whose tags were looked up here) and extent, and
@@ -110,16 +111,6 @@ public enum VectorTileEncoder {
             values.forEachMessage { layer.bytesField(4, $0) }
             return finish(extent)
         }
-
-        /// The layer with `tables`, which the written heads of its features index.
-        mutating func finish(extent: Int, tables: LayerTables) -> [UInt8] {
-            layer.bytes.append(contentsOf: tables.keys.bytes)
-            layer.bytes.append(contentsOf: tables.values.bytes)
-            return finish(extent)
-        }
-
-        /// Room for about `bytes` more bytes of layer (none grows and copies a big tile).
-        mutating func reserve(_ bytes: Int) { layer.bytes.reserveCapacity(layer.bytes.count + bytes) }
 
         /// Room left at the start for the tile's field holding the layer (its key and length):
         /// written there at the end, the layer is not copied into a tile.
@@ -140,12 +131,6 @@ public enum VectorTileEncoder {
             layer.bytes.removeFirst(start)
             return layer.bytes
         }
-    }
-
-    /// A layer's key and value tables as the layer holds them: its fields 3 (keys) and 4 (values).
-    struct LayerTables {
-        var keys = ProtobufWriter()
-        var values = ProtobufWriter()
     }
 
     /// An id as MVT holds it (uint64): a non-negative integer; other ids are left out.
@@ -289,25 +274,27 @@ public enum VectorTileEncoder {
     /// MoveTo/LineTo/ClosePath with zigzag deltas. Points: one MoveTo for all. Lines: MoveTo the
     /// first position, LineTo the rest. Rings: the closing position is not written; ClosePath is.
     static func commands(_ f: TileFeature) -> [UInt32] {
-        var writer = CommandWriter()
+        var writer = CommandWriter(CommandWords())
         for run in f.geometry { run.withUnsafeBufferPointer { writer.run(type: f.type, $0) } }
-        return writer.out
+        return writer.sink.words
     }
 
     /// A feature's geometry commands, a run (a feature's points, a line or a ring: x, y pairs)
-    /// at a time, the cursor carried from run to run.
-    struct CommandWriter {
-        private(set) var out: [UInt32] = []
+    /// at a time, the cursor carried from run to run, each command word given to `sink`: the
+    /// same words whether they are kept, counted or written.
+    struct CommandWriter<Sink: CommandSink> {
+        var sink: Sink
         private var cx: Int64 = 0, cy: Int64 = 0
 
-        /// Empties it for the next feature (keeping its buffer).
-        mutating func reset() {
-            out.removeAll(keepingCapacity: true)
+        init(_ sink: Sink) { self.sink = sink }
+
+        /// The next feature's cursor starts at (0, 0).
+        mutating func restart() {
             cx = 0
             cy = 0
         }
 
-        mutating func run<C: TileCoordinate>(type: UInt8, _ r: UnsafeBufferPointer<C>) {
+        @inline(__always) mutating func run<C: TileCoordinate>(type: UInt8, _ r: UnsafeBufferPointer<C>) {
             let n = r.count / 2
             switch type {
             case 1:
@@ -320,7 +307,7 @@ public enum VectorTileEncoder {
                 guard n >= 2 else { return }
                 positions(1, r, 0..<1)
                 positions(2, r, 1..<(n - 1))
-                out.append(command(7, 1))
+                sink.put(command(7, 1))
             }
         }
 
@@ -329,18 +316,18 @@ public enum VectorTileEncoder {
         }
 
         /// A command's count has 29 bits: longer runs take several commands.
-        private mutating func positions<C: TileCoordinate>(
+        @inline(__always) private mutating func positions<C: TileCoordinate>(
             _ id: UInt32, _ r: UnsafeBufferPointer<C>, _ range: Range<Int>
         ) {
             let maxCount = (1 << 29) - 1
             var start = range.lowerBound
             while start < range.upperBound {
                 let end = min(range.upperBound, start + maxCount)
-                out.append(command(id, end - start))
+                sink.put(command(id, end - start))
                 for i in start..<end {
                     let x = r[2 * i].mvtCoordinate, y = r[2 * i + 1].mvtCoordinate
-                    out.append(UInt32(truncatingIfNeeded: ProtobufWriter.zigzag(x &- cx)))
-                    out.append(UInt32(truncatingIfNeeded: ProtobufWriter.zigzag(y &- cy)))
+                    sink.put(UInt32(truncatingIfNeeded: ProtobufWriter.zigzag(x &- cx)))
+                    sink.put(UInt32(truncatingIfNeeded: ProtobufWriter.zigzag(y &- cy)))
                     cx = x
                     cy = y
                 }
@@ -348,6 +335,32 @@ public enum VectorTileEncoder {
             }
         }
     }
+}
+
+/// Where a feature's geometry command words go (see `VectorTileEncoder.CommandWriter`).
+protocol CommandSink {
+    mutating func put(_ word: UInt32)
+}
+
+/// The words kept, to be packed once their length is known.
+struct CommandWords: CommandSink {
+    var words: [UInt32] = []
+    @inline(__always) mutating func put(_ word: UInt32) { words.append(word) }
+}
+
+/// Only how many bytes the words take as packed varints.
+struct CommandLength: CommandSink {
+    var bytes = 0
+    @inline(__always) mutating func put(_ word: UInt32) {
+        bytes += Int(truncatingIfNeeded: ProtobufWriter.varintSize(UInt64(word)))
+    }
+}
+
+/// The words written as packed varints at `at`, which moves on (room is the caller's: what a
+/// `CommandLength` counted for the same feature).
+struct CommandBytes: CommandSink {
+    var at: UnsafeMutableRawPointer
+    @inline(__always) mutating func put(_ word: UInt32) { at = RawBytes.varint(UInt64(word), at: at) }
 }
 
 extension ProtobufWriter {
