@@ -414,6 +414,12 @@ private struct FlatFeatures: Sendable {
         @inline(__always) func head(_ f: Int) -> Range<Int> { (f == 0 ? 0 : headEnds[f - 1])..<headEnds[f] }
     }
 
+    /// A feature's bytes: its head (id and tags fields), its type's field (a one-byte key and the
+    /// type) and its geometry's (a one-byte key, the length, the packed commands).
+    @inline(__always) private static func featureLength(head: Int, type: UInt8, geometry: Int) -> Int {
+        head + 1 + RawBytes.size(varint: UInt64(type)) + 1 + RawBytes.size(varint: UInt64(geometry)) + geometry
+    }
+
     /// The two passes: every feature's geometry counted, then the tile written at its size.
     private static func mvt<C: TileCoordinate>(
         _ runs: Runs<C>, heads: borrowing LayerHeads, header: LayerHeader,
@@ -424,9 +430,7 @@ private struct FlatFeatures: Sendable {
         for f in 0..<n {
             let g = runs.geometry(f, into: CommandLength()).bytes
             geometryBytes.initializeElement(at: f, to: g)
-            let feature =
-                runs.head(f).count + 1 + RawBytes.size(varint: UInt64(runs.types[f])) + 1
-                + RawBytes.size(varint: UInt64(g)) + g
+            let feature = featureLength(head: runs.head(f).count, type: runs.types[f], geometry: g)
             layerLength += 1 + RawBytes.size(varint: UInt64(feature)) + feature
         }
         let total = 1 + RawBytes.size(varint: UInt64(layerLength)) + layerLength
@@ -446,9 +450,8 @@ private struct FlatFeatures: Sendable {
                 let head = UnsafeRawBufferPointer(rebasing: headBytes[runs.head(f)])
                 let g = geometryBytes[f]
                 let type = UInt64(runs.types[f])
-                let feature = head.count + 1 + RawBytes.size(varint: type) + 1 + RawBytes.size(varint: UInt64(g)) + g
                 w = RawBytes.byte(0x12, at: w)  // a feature: field 2, bytes
-                w = RawBytes.varint(UInt64(feature), at: w)
+                w = RawBytes.varint(UInt64(featureLength(head: head.count, type: runs.types[f], geometry: g)), at: w)
                 w = RawBytes.copy(head, to: w)
                 w = RawBytes.byte(0x18, at: w)  // type: field 3, varint
                 w = RawBytes.varint(type, at: w)

@@ -223,6 +223,7 @@ private struct State {
                                             let length = w - tagsAt
                                             let lengthEnd = RawBytes.varint(UInt64(length), at: lengthAt)
                                             if lengthEnd != tagsAt {
+                                                // The two overlap: copyMemory is a memmove.
                                                 lengthEnd.copyMemory(from: tagsAt, byteCount: length)
                                                 w = lengthEnd + length
                                             }
@@ -243,16 +244,9 @@ private struct State {
             keysLength += keyFields[key].count
             keyInTile[key] = 0
         }
-        let keysTable = [UInt8](unsafeUninitializedCapacity: keysLength) { out, written in
-            for key in tileKeys {
-                keyFields[key].withUnsafeBufferPointer { field in
-                    for b in field {
-                        out[written] = b
-                        written += 1
-                    }
-                }
-            }
-        }
+        var keysTable: [UInt8] = []
+        keysTable.reserveCapacity(keysLength)
+        for key in tileKeys { keysTable += keyFields[key] }
         for value in tileShared { valueInTile[value] = 0 }
         return LayerHeads(heads: heads, ends: ends, keys: keysTable, values: values)
     }

@@ -131,14 +131,8 @@ struct ProtobufWriter {
 
     /// Writes the varint of `v` at `at` (room for 10 bytes is the caller's); returns where it ends.
     @inline(__always) static func writeVarint(_ v: UInt64, to b: UnsafeMutableRawBufferPointer, at: Int) -> Int {
-        var v = v, n = at
-        while v >= 0x80 {
-            b[n] = UInt8(truncatingIfNeeded: v) | 0x80
-            v >>= 7
-            n += 1
-        }
-        b[n] = UInt8(v)
-        return n + 1
+        guard let base = b.baseAddress else { return at }
+        return base.distance(to: RawBytes.varint(v, at: base + at))
     }
 
     @inline(__always) mutating func key(_ field: UInt64, _ wire: ProtobufReader.WireType) {
