@@ -6,7 +6,7 @@
 // in dict/.
 import PackageDescription
 
-let names = ["geojson", "expression", "format", "options", "mvt", "pmtiles", "tilejson", "diff", "mbtiles"]
+let names = ["geojson", "expression", "format", "options", "mvt", "pmtiles", "tilejson", "diff", "mbtiles", "tiles"]
 
 let package = Package(
     name: "MapCoreFuzz",

@@ -66,7 +66,7 @@ public func mc_tile_index_get_tile_mvt(
         let out = try required(out, "out")
         let name = try layerName(layer)
         let t = try tileArgument(z, x, y)
-        try fill(out, with: index.mvt(z: t.z, x: t.x, y: t.y, layer: name))
+        try fill(out, with: try index.mvt(z: t.z, x: t.x, y: t.y, layer: name))
     }
 }
 

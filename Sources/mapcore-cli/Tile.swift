@@ -71,7 +71,7 @@ struct Tile: ParsableCommand {
             let index = try TileIndex(data, options: try TilingOptions(json: try parseOptions(options, "--options")))
             bytes =
                 mvt
-                ? index.mvt(z: z, x: x, y: y, layer: layer)
+                ? try index.mvt(z: z, x: x, y: y, layer: layer)
                 : TileFeature.tileJSON(index.tile(z: z, x: x, y: y), pretty: pretty) + [0x0A]
         }
         try FileIO.write(path: output ?? "-", bytes: bytes)

@@ -189,7 +189,8 @@ struct TileSourceFacts {
                 mkdir("\(dir)/\(t.z)", 0o755)
                 mkdir("\(dir)/\(t.z)/\(t.x)", 0o755)
                 try FileIO.write(
-                    path: "\(dir)/\(t.z)/\(t.x)/\(t.y).pbf", bytes: index.mvt(z: t.z, x: t.x, y: t.y, layer: "states"))
+                    path: "\(dir)/\(t.z)/\(t.x)/\(t.y).pbf",
+                    bytes: try index.mvt(z: t.z, x: t.x, y: t.y, layer: "states"))
             }
             try FileIO.write(
                 path: "\(dir)/tiles.json",

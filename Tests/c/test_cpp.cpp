@@ -189,6 +189,16 @@ int main(int argc, char **argv) {
             threw = err.code() == MC_E_PARSE;
         }
         CHECK(threw);
+        // An extent in the billions: JSON tiles, but no MVT (its coordinates are sint32).
+        mapcore::GeoJSONVT huge(square, R"({"extent": 8589934592})");
+        CHECK(huge.tile(0, 0, 0).find("\"type\":3") != std::string::npos);
+        threw = false;
+        try {
+            huge.tile_mvt(0, 0, 0);
+        } catch (const mapcore::Error &err) {
+            threw = err.code() == MC_E_INVALID_ARGUMENT;
+        }
+        CHECK(threw);
     }
     // Vector tile sources and tilesets.
     {

@@ -112,6 +112,23 @@ static void test_options(void) {
     CHECK(text_contains(&buf, "\"id\":0"));
     mc_buf_dispose(&buf);
     mc_tile_index_free(index);
+    /* An extent in the billions has JSON tiles, but no MVT: its coordinates are not sint32. */
+    CHECK_STATUS(mc_tile_index_new(feature, JS("{\"extent\": 8589934592}"), &index), MC_OK);
+    CHECK_STATUS(mc_tile_index_get_tile(index, 0, 0, 0, 0, &buf), MC_OK);
+    CHECK(text_contains(&buf, "\"id\":0"));
+    mc_buf_dispose(&buf);
+    CHECK_STATUS(mc_tile_index_get_tile_mvt(index, 0, 0, 0, NULL, &buf), MC_E_INVALID_ARGUMENT);
+    CHECK(strstr(mc_last_error()->message, "extent") != NULL);
+    mc_tile_index_free(index);
+    /* The largest extent an MVT holds with the default buffer of 64: extent + 2 x 64 + 2 = 2^31 - 1. */
+    CHECK_STATUS(mc_tile_index_new(feature, JS("{\"extent\": 2147483517}"), &index), MC_OK);
+    CHECK_STATUS(mc_tile_index_get_tile_mvt(index, 0, 0, 0, NULL, &buf), MC_OK);
+    CHECK(buf.len > 0);
+    mc_buf_dispose(&buf);
+    mc_tile_index_free(index);
+    CHECK_STATUS(mc_tile_index_new(feature, JS("{\"extent\": 2147483518}"), &index), MC_OK);
+    CHECK_STATUS(mc_tile_index_get_tile_mvt(index, 0, 0, 0, NULL, &buf), MC_E_INVALID_ARGUMENT);
+    mc_tile_index_free(index);
     /* The index outlives its data: ids and tags come from the parsed features it shares. */
     {
         mc_geojson *owned = parse_fixture("feature.json");

@@ -336,8 +336,10 @@ public final class TileIndex: @unchecked Sendable {
     public var madeTiles: [(z: Int, x: Int, y: Int)] { lock.withLock { tileCoords } }
 
     /// The tile as a Mapbox Vector Tile with one layer (version per `options.compatibility`);
-    /// no bytes where there is no tile or it has no features.
-    public func mvt(z: Int, x: Int, y: Int, layer: String) -> [UInt8] {
+    /// no bytes where there is no tile or it has no features. Throws where the options make tile
+    /// coordinates an MVT cannot hold (`TilingOptions.validateForMVT`).
+    public func mvt(z: Int, x: Int, y: Int, layer: String) throws(MapCoreError) -> [UInt8] {
+        try options.validateForMVT()
         guard let tile = written(z: z, x: x, y: y) else { return [] }
         return tile.mvt(layer: layer, extent: Int(options.extent), version: options.compatibility.mvtVersion)
     }

@@ -85,6 +85,19 @@ public struct TilingOptions: Sendable, Equatable {
         }
     }
 
+    /// Refuses options whose tiles an MVT cannot hold (geojson-vt's JSON tiles can): a layer's
+    /// extent is a uint32 and its geometry's parameters are sint32 steps between vertices, so every
+    /// coordinate, within the buffer on either side and a unit past it where rounding puts a
+    /// clipped vertex, and every step between two must fit 31 bits.
+    public func validateForMVT() throws(MapCoreError) {
+        guard extent + 2 * buffer + 2 <= Double(Int32.max) else {
+            throw MapCoreError(
+                .invalidArgument,
+                "Options extent \(extent) and buffer \(buffer) make tile coordinates an MVT cannot hold: "
+                    + "extent + 2 × buffer must be below 2^31 - 2 for MVT tiles.")
+        }
+    }
+
     /// The effective options as JSON, with geojson-vt's names.
     public var json: JSONValue {
         var o = JSONObject()

@@ -7,7 +7,10 @@ import Glibc
 public enum VectorTileEncoder {
     /// One layer named `name` holding `features` (tile coordinates of a tile `extent` wide).
     /// MVT ids are uint64: a feature id that is a non-negative integer is written, others are
-    /// left out. Coordinates are clamped to the sint32 range a tile can hold. `version` is the
+    /// left out. Coordinates are clamped to the sint32 range a tile can hold, and a step between
+    /// two vertices is written as a sint32 (readers misread steps beyond it, as they refuse an
+    /// extent beyond 2^31): a tile index's options are checked for both first
+    /// (`TilingOptions.validateForMVT`); callers of this one keep within them. `version` is the
     /// layer's MVT version (2; 1 asks MapLibre Native to fix polygons up, see
     /// `TilingOptions.Compatibility`).
     public static func encode(layer name: String, extent: Int, features: [TileFeature], version: Int = 2) -> [UInt8] {

@@ -53,6 +53,12 @@ def test_tile_index_options_and_errors():
     metrics = mapcore.GeoJSONVT(DATELINE, line_metrics=True, index_max_zoom=0, index_max_points=10000)
     lines = [f for f in metrics.get_tile(0, 0, 0)["features"] if f["type"] == 2]
     assert len(lines) == 12 and lines[0]["tags"]["mapbox_clip_end"] == 0.24216869845698458
+    # An extent in the billions: geojson-vt's JSON tiles, but no MVT (its coordinates are sint32).
+    # Buffer and tolerance scaled with it (2^33 / 4096 = 2^21): the defaults' tile, its 52 features.
+    huge = mapcore.GeoJSONVT(US_STATES, extent=2**33, buffer=64 * 2**21, tolerance=3 * 2**21)
+    assert len(huge.get_tile(0, 0, 0)["features"]) == 52
+    with pytest.raises(mapcore.InvalidArgumentError, match="extent"):
+        huge.get_tile_mvt(0, 0, 0)
     index = mapcore.GeoJSONVT(US_STATES)
     index.close()
     with pytest.raises(mapcore.MisuseError):
