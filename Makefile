@@ -113,9 +113,8 @@ test: test-swift test-c test-python test-conformance fuzz-smoke lint
 # new inputs under build/fuzz/ (Fuzz/corpus/ holds the small committed seeds, read only: libFuzzer
 # writes to the first directory it is given, a scratch one here); `make fuzz-smoke`
 # (part of make test) replays every seed, then 200,000 mutations from a fixed seed, so it is
-# repeatable (30,000 for tiles, whose inputs each build an index and write up to 48 tiles twice,
-# about a millisecond each). A crash, leak or broken property stops with the input written as crash-*.
-FUZZ_TARGETS := geojson expression format options mvt pmtiles tilejson diff mbtiles tiles
+# repeatable. A crash, leak or broken property stops with the input written as crash-*.
+FUZZ_TARGETS := geojson expression format options mvt pmtiles tilejson diff mbtiles tiles cluster
 FUZZ_SECONDS ?= 60
 
 # SwiftPM passes `--sanitize fuzzer --sanitize address` to swiftc as two -sanitize= flags in an
@@ -138,8 +137,7 @@ fuzz: fuzz-build
 fuzz-smoke: fuzz-build
 	@for t in $(FUZZ_TARGETS); do \
 	  rm -rf $(BUILD)/fuzz-smoke/$$t; mkdir -p $(BUILD)/fuzz-smoke/$$t; printf "fuzz-$$t: "; \
-	  runs=200000; [ $$t = tiles ] && runs=30000; \
-	  Fuzz/run.sh $$t -runs=$$runs -seed=1 -artifact_prefix=$(BUILD)/fuzz-smoke/$$t- $(BUILD)/fuzz-smoke/$$t \
+	  Fuzz/run.sh $$t -runs=200000 -seed=1 -artifact_prefix=$(BUILD)/fuzz-smoke/$$t- $(BUILD)/fuzz-smoke/$$t \
 	    Fuzz/corpus/$$t > $(BUILD)/fuzz-smoke-$$t.log 2>&1 \
 	    || { tail -30 $(BUILD)/fuzz-smoke-$$t.log; exit 1; }; \
 	  grep -q "INITED cov:" $(BUILD)/fuzz-smoke-$$t.log || { echo "no coverage feedback"; exit 1; }; \

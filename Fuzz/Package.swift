@@ -6,7 +6,9 @@
 // in dict/.
 import PackageDescription
 
-let names = ["geojson", "expression", "format", "options", "mvt", "pmtiles", "tilejson", "diff", "mbtiles", "tiles"]
+let names = [
+    "geojson", "expression", "format", "options", "mvt", "pmtiles", "tilejson", "diff", "mbtiles", "tiles", "cluster",
+]
 
 let package = Package(
     name: "MapCoreFuzz",
