@@ -519,7 +519,7 @@ class GeoJSONVT {
     }
     /// The tile as Mapbox Vector Tile bytes with one layer; empty for an empty tile. The first MVT
     /// a feature is written in interns its id and properties in the index (mapcore/tile.h). Throws
-    /// (MC_E_INVALID_ARGUMENT) where extent + 2 x buffer is 2^31 - 2 or more: MVT coordinates are sint32.
+    /// (MC_E_INVALID_ARGUMENT) where extent + 2 x buffer is more than 2^31 - 3: MVT coordinates are sint32.
     std::string tile_mvt(int z, int x, int y, const std::string &layer = "geojson") const {
         return detail::take_text(
             [&](mc_buf *out) { return mc_tile_index_get_tile_mvt(handle_, z, x, y, layer.c_str(), out); });

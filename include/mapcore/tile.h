@@ -80,7 +80,7 @@ MC_API int mc_tile_index_get_tile(mc_tile_index *index, int z, int x, int y, uin
  * interns its id and properties in the index, kept until the index is freed (for 1M points of
  * five properties about 90 MB, less than the parsed features), so each later tile
  * holding it is written without looking its values up again. MC_E_INVALID_ARGUMENT when the
- * index's extent + 2 x buffer is 2^31 - 2 or more: an MVT's extent is a uint32 and its geometry's
+ * index's extent + 2 x buffer is more than 2^31 - 3: an MVT's extent is a uint32 and its geometry's
  * steps between vertices sint32 (the JSON tiles of such an index have no such limit). */
 MC_API int mc_tile_index_get_tile_mvt(mc_tile_index *index, int z, int x, int y, const char *layer,
                                       mc_buf *out);

@@ -94,7 +94,7 @@ public struct TilingOptions: Sendable, Equatable {
             throw MapCoreError(
                 .invalidArgument,
                 "Options extent \(extent) and buffer \(buffer) make tile coordinates an MVT cannot hold: "
-                    + "extent + 2 × buffer must be below 2^31 - 2 for MVT tiles.")
+                    + "extent + 2 × buffer must be at most 2^31 - 3 for MVT tiles.")
         }
     }
 

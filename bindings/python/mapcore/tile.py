@@ -57,7 +57,7 @@ class GeoJSONVT(Handle):
     def get_tile_mvt(self, z: int, x: int, y: int, layer: str = "geojson") -> bytes | None:
         """The tile as Mapbox Vector Tile bytes with one layer, or None for an empty tile. The first MVT a feature
         is written in interns its id and properties in the index (kept for the index's life), which makes later
-        tiles holding it faster to write. Raises InvalidArgumentError when extent + 2 × buffer is 2^31 - 2 or more
+        tiles holding it faster to write. Raises InvalidArgumentError when extent + 2 × buffer is more than 2^31 - 3
         (an MVT's coordinates are sint32; `get_tile` has no such limit)."""
         data = take_bytes(lambda buf: lib.mc_tile_index_get_tile_mvt(self._handle, z, x, y, layer.encode(), buf))
         return data or None
