@@ -215,6 +215,27 @@ func fill(_ out: UnsafeMutablePointer<mc_buf>, with bytes: [UInt8]) throws(MapCo
     out.pointee = mc_buf(data: data, len: bytes.count)
 }
 
+/// Fills `out` with the bytes `produce` places, written straight into a library-owned,
+/// NUL-terminated mc_buf's memory (`BytePlacement`; no bytes placed: an empty buffer).
+func fill(
+    _ out: UnsafeMutablePointer<mc_buf>, placing produce: (BytePlacement) throws(MapCoreError) -> Void
+) throws(MapCoreError) {
+    var buf: mc_buf?
+    var failed = false
+    try produce { count, write in
+        guard let data = malloc(count + 1) else {
+            failed = true
+            return
+        }
+        let written = write(data)
+        data.storeBytes(of: 0, toByteOffset: written, as: UInt8.self)
+        buf = mc_buf(data: data.assumingMemoryBound(to: CChar.self), len: written)
+    }
+    guard !failed else { throw MapCoreError(.outOfMemory, "Could not allocate a tile's bytes.") }
+    guard let buf else { return try fill(out, with: []) }
+    out.pointee = buf
+}
+
 /// Optional options text: NULL with length 0 means "{}" (every default).
 func optionsJSON(_ text: UnsafePointer<CChar>?, _ len: Int) throws(MapCoreError) -> JSONValue {
     if text == nil && len == 0 { return .object(JSONObject()) }

@@ -66,7 +66,11 @@ public func mc_tile_index_get_tile_mvt(
         let out = try required(out, "out")
         let name = try layerName(layer)
         let t = try tileArgument(z, x, y)
-        try fill(out, with: try index.mvt(z: t.z, x: t.x, y: t.y, layer: name))
+        try fill(
+            out,
+            placing: { (placement) throws(MapCoreError) in
+                try index.mvt(z: t.z, x: t.x, y: t.y, layer: name, into: placement)
+            })
     }
 }
 

@@ -52,8 +52,15 @@ extension SourceSnapshot {
     /// The tile as a Mapbox Vector Tile with one layer, extent 8192; no bytes where there is no
     /// tile or it has no features. geojson-vt's tiles are written from the tile's own arrays.
     public func tileMVT(z: Int, x: Int, y: Int, layer: String) throws(MapCoreError) -> [UInt8] {
-        if try clusters() != nil { return mvt(try tile(z: z, x: x, y: y) ?? [], layer: layer) }
-        return try tileIndex().mvt(z: z, x: x, y: y, layer: layer)
+        try placedInArray { (placement) throws(MapCoreError) in
+            try tileMVT(z: z, x: x, y: y, layer: layer, into: placement)
+        }
+    }
+
+    /// The same, handed to `placement`.
+    public func tileMVT(z: Int, x: Int, y: Int, layer: String, into placement: BytePlacement) throws(MapCoreError) {
+        if try clusters() != nil { return place(mvt(try tile(z: z, x: x, y: y) ?? [], layer: layer), placement) }
+        try tileIndex().mvt(z: z, x: x, y: y, layer: layer, into: placement)
     }
 
     /// The geojson-vt index of the features the filter keeps, made on first use.

@@ -160,8 +160,11 @@ public enum TilesetWriter {
             snapshot.indexedData, options: snapshot.options.tilingOptions, minZoom: zooms.lowerBound,
             maxZoom: zooms.upperBound, finished: { done, total in shared.finished(done, of: total) }
         ) { z, x, y, tile in
-            let mvt = tile.mvt(
-                layer: layer, extent: SourceTiling.extent, version: snapshot.options.tileCompatibility.mvtVersion)
+            let mvt = placedInArray { placement in
+                tile.mvt(
+                    layer: layer, extent: SourceTiling.extent, version: snapshot.options.tileCompatibility.mvtVersion,
+                    into: placement)
+            }
             guard !mvt.isEmpty else { return }
             do throws(MapCoreError) {
                 shared.add(TileID(z: z, x: x, y: y), gzip ? try Gzip.compress(mvt) : mvt)

@@ -31,7 +31,7 @@ final class IndexedTile {
     private let inputs: TileInputs
     private let options: TilingOptions
     private var pending: [ProjectedFeature]?
-    private var features: FlatFeatures?
+    private var features: Written?
 
     init(_ features: [ProjectedFeature], inputs: TileInputs, z: Int, x: Int, y: Int, options: TilingOptions) {
         self.z = z
@@ -59,12 +59,14 @@ final class IndexedTile {
     /// immutable, so it can be read after the index's lock is let go. `scratch` is where the
     /// tile is made (see `TileScratch`), one per thread.
     func written(extent: Double, scratch: inout TileScratch) -> WrittenTile {
-        if let features { return WrittenTile(features: features, inputs: inputs) }
-        let made = Self.flatten(
-            pending ?? [], positions: numPoints, z: z, x: x, y: y, extent: extent, options: options, scratch: &scratch)
+        if let features { return WrittenTile(written: features, inputs: inputs) }
+        let made = Written(
+            Self.flatten(
+                pending ?? [], positions: numPoints, z: z, x: x, y: y, extent: extent, options: options,
+                scratch: &scratch))
         features = made
         pending = nil
-        return WrittenTile(features: made, inputs: inputs)
+        return WrittenTile(written: made, inputs: inputs)
     }
 
     /// `positions`: how many the features have (the tile's numPoints).
@@ -90,20 +92,28 @@ final class IndexedTile {
     }
 }
 
+/// A written tile's arrays, held by reference: a `WrittenTile` handed out of the index's lock
+/// is one retain, not one per array (which were a tenth of encoding a small tile).
+private final class Written: Sendable {
+    let features: FlatFeatures
+
+    init(_ features: FlatFeatures) { self.features = features }
+}
+
 /// A tile's features in tile coordinates, as `TileFeature`s or as a vector tile layer.
 struct WrittenTile: Sendable {
-    fileprivate let features: FlatFeatures
+    fileprivate let written: Written
     let inputs: TileInputs
 
-    var isEmpty: Bool { features.types.isEmpty }
+    var isEmpty: Bool { written.features.types.isEmpty }
 
-    var tileFeatures: [TileFeature] { features.tileFeatures(inputs) }
+    var tileFeatures: [TileFeature] { written.features.tileFeatures(inputs) }
 
-    /// The tile as one MVT layer, written from the flat arrays (no `TileFeature`s made); no
-    /// bytes when it has no features.
-    func mvt(layer: String, extent: Int, version: Int) -> [UInt8] {
-        guard !isEmpty else { return [] }
-        return features.mvt(layer: layer, extent: extent, version: version, inputs: inputs)
+    /// The tile as one MVT layer, written from the flat arrays (no `TileFeature`s made) into
+    /// `destination`; no bytes when it has no features.
+    func mvt(layer: String, extent: Int, version: Int, into placement: BytePlacement) {
+        guard !isEmpty else { return place([], placement) }
+        written.features.mvt(layer: layer, extent: extent, version: version, inputs: inputs, into: placement)
     }
 }
 
@@ -340,18 +350,18 @@ private struct FlatFeatures: Sendable {
 
     /// The tile as one MVT layer, its runs read in place. Ids and tags come from the inputs'
     /// interned ones, unless line metrics (which differ from tile to tile) are among them.
-    func mvt(layer: String, extent: Int, version: Int, inputs: TileInputs) -> [UInt8] {
+    func mvt(layer: String, extent: Int, version: Int, inputs: TileInputs, into placement: BytePlacement) {
         guard clipMetrics.isEmpty else {
-            return mvtWithOwnTables(layer: layer, extent: extent, version: version, inputs)
+            return place(mvtWithOwnTables(layer: layer, extent: extent, version: version, inputs), placement)
         }
         let heads = inputs.interned.layer(refs, inputs: inputs)
         let header = LayerHeader(name: layer, version: version, extent: extent)
         if !shorts.isEmpty {
-            return shorts.withUnsafeBufferPointer { mvt($0, heads: heads, header: header) }
+            return shorts.withUnsafeBufferPointer { mvt($0, heads: heads, header: header, into: placement) }
         } else if !ints.isEmpty {
-            return ints.withUnsafeBufferPointer { mvt($0, heads: heads, header: header) }
+            return ints.withUnsafeBufferPointer { mvt($0, heads: heads, header: header, into: placement) }
         }
-        return coords.withUnsafeBufferPointer { mvt($0, heads: heads, header: header) }
+        return coords.withUnsafeBufferPointer { mvt($0, heads: heads, header: header, into: placement) }
     }
 
     /// A layer's fields other than its features and tables: its version (15) and name (1), written
@@ -375,8 +385,8 @@ private struct FlatFeatures: Sendable {
     /// command words, counted), so the tile's size is known before a byte is written, and it is
     /// written once, through a pointer, with the heads and tables the interned tags gave.
     private func mvt<C: TileCoordinate>(
-        _ c: UnsafeBufferPointer<C>, heads: borrowing LayerHeads, header: LayerHeader
-    ) -> [UInt8] {
+        _ c: UnsafeBufferPointer<C>, heads: borrowing LayerHeads, header: LayerHeader, into placement: BytePlacement
+    ) {
         // The arrays through pointers: a closure reading them through the tile retained and
         // released each of them once per feature.
         types.withUnsafeBufferPointer { types in
@@ -387,7 +397,8 @@ private struct FlatFeatures: Sendable {
                             c: c, types: types, runEnds: runEnds, featureEnds: featureEnds, headEnds: headEnds)
                         // Each feature's geometry bytes, on the stack for a small tile.
                         return withUnsafeTemporaryAllocation(of: Int.self, capacity: types.count) { geometryBytes in
-                            Self.mvt(runs, heads: heads, header: header, geometryBytes: geometryBytes)
+                            Self.mvt(
+                                runs, heads: heads, header: header, geometryBytes: geometryBytes, into: placement)
                         }
                     }
                 }
@@ -423,8 +434,8 @@ private struct FlatFeatures: Sendable {
     /// The two passes: every feature's geometry counted, then the tile written at its size.
     private static func mvt<C: TileCoordinate>(
         _ runs: Runs<C>, heads: borrowing LayerHeads, header: LayerHeader,
-        geometryBytes: UnsafeMutableBufferPointer<Int>
-    ) -> [UInt8] {
+        geometryBytes: UnsafeMutableBufferPointer<Int>, into placement: BytePlacement
+    ) {
         let n = runs.types.count
         var layerLength = header.count + heads.keys.count + heads.values.count
         for f in 0..<n {
@@ -434,9 +445,8 @@ private struct FlatFeatures: Sendable {
             layerLength += 1 + RawBytes.size(varint: UInt64(feature)) + feature
         }
         let total = 1 + RawBytes.size(varint: UInt64(layerLength)) + layerLength
-        return [UInt8](unsafeUninitializedCapacity: total) { out, written in
-            guard let base = out.baseAddress else { return }
-            var w = UnsafeMutableRawPointer(base)
+        placement(total) { base in
+            var w = base
             w = RawBytes.byte(0x1A, at: w)  // the tile's layer: field 3, bytes
             w = RawBytes.varint(UInt64(layerLength), at: w)
             w = RawBytes.byte(0x78, at: w)  // version: field 15, varint
@@ -463,7 +473,7 @@ private struct FlatFeatures: Sendable {
             w = RawBytes.copy(heads.values.bytes, to: w)
             w = RawBytes.byte(0x28, at: w)  // extent: field 5, varint
             w = RawBytes.varint(header.extent, at: w)
-            written = UnsafeMutableRawPointer(base).distance(to: w)
+            return base.distance(to: w)
         }
     }
 

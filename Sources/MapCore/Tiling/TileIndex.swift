@@ -339,8 +339,15 @@ public final class TileIndex: @unchecked Sendable {
     /// no bytes where there is no tile or it has no features. Throws where the options make tile
     /// coordinates an MVT cannot hold (`TilingOptions.validateForMVT`).
     public func mvt(z: Int, x: Int, y: Int, layer: String) throws(MapCoreError) -> [UInt8] {
+        try placedInArray { (placement) throws(MapCoreError) in
+            try mvt(z: z, x: x, y: y, layer: layer, into: placement)
+        }
+    }
+
+    /// The same, handed to `placement` (measured first, then written once where it says).
+    public func mvt(z: Int, x: Int, y: Int, layer: String, into placement: BytePlacement) throws(MapCoreError) {
         try options.validateForMVT()
-        guard let tile = written(z: z, x: x, y: y) else { return [] }
-        return tile.mvt(layer: layer, extent: Int(options.extent), version: options.compatibility.mvtVersion)
+        guard let tile = written(z: z, x: x, y: y) else { return place([], placement) }
+        tile.mvt(layer: layer, extent: Int(options.extent), version: options.compatibility.mvtVersion, into: placement)
     }
 }

@@ -47,8 +47,10 @@ private struct State {
     /// are shared; the values' own numbers scattered each lookup over megabytes).
     private var sharedBytes: [UInt8] = []
     private var sharedStarts: [Int] = [0]
-    /// Per key number: the key as a layer's keys table holds it (its field 3).
-    private var keyFields: [[UInt8]] = []
+    /// Per key number k: the key as a layer's keys table holds it (its field 3), at
+    /// `keyFields[keyStarts[k]..<keyStarts[k + 1]]`.
+    private var keyFields: [UInt8] = []
+    private var keyStarts: [Int] = [0]
     /// Scratch of `layer`, kept from tile to tile: the keys and shared values met in the tile,
     /// and where each feature's entry starts (let go after a tile of more than `keptAtMost`).
     private var tileKeys: [Int] = [], tileShared: [Int] = [], at: [Int] = []
@@ -83,23 +85,23 @@ private struct State {
             }
         }
         let n = refs.count
+        // The per-tile tables are moved out while they are written through pointers (and put
+        // back after), so no access to them goes through `self`. Swapped, not copied: a copy is
+        // a retain and a release each, and leaves the kept scratch shared (so the first write
+        // copies it).
+        var at: [Int] = [], inTile: [UInt64] = [], keyInTile: [UInt32] = [], valueInTile: [UInt32] = []
+        var tileKeys: [Int] = [], tileShared: [Int] = []
+        exchangeScratch(&at, &inTile, &keyInTile, &valueInTile, &tileKeys, &tileShared)
+        defer {
+            tileKeys.removeAll(keepingCapacity: true)
+            tileShared.removeAll(keepingCapacity: true)
+            if at.capacity > Self.keptAtMost { at = [] }
+            exchangeScratch(&at, &inTile, &keyInTile, &valueInTile, &tileKeys, &tileShared)
+        }
         // Per feature, where its entry starts (-1: none); kept from tile to tile unless big.
-        var at = self.at
         at.removeAll(keepingCapacity: true)
         at.append(contentsOf: repeatElement(-1, count: n))
         var twice: [Int] = []
-        // The per-tile tables are moved out while they are written through pointers (and put
-        // back after), so no access to them goes through `self`.
-        var inTile = self.inTile, keyInTile = self.keyInTile, valueInTile = self.valueInTile
-        var tileKeys = self.tileKeys, tileShared = self.tileShared
-        (self.inTile, self.keyInTile, self.valueInTile, self.tileKeys, self.tileShared) = ([], [], [], [], [])
-        defer {
-            (self.inTile, self.keyInTile, self.valueInTile) = (inTile, keyInTile, valueInTile)
-            tileKeys.removeAll(keepingCapacity: true)
-            tileShared.removeAll(keepingCapacity: true)
-            (self.tileKeys, self.tileShared) = (tileKeys, tileShared)
-            self.at = at.capacity <= Self.keptAtMost ? at : []
-        }
         starts.withUnsafeBufferPointer { starts in
             inTile.withUnsafeMutableBufferPointer { inTile in
                 at.withUnsafeMutableBufferPointer { at in
@@ -131,7 +133,15 @@ private struct State {
         // A feature in the tile twice numbers its once-used values by where their message is
         // (they have no shared number).
         var onceInTile: [Int: UInt32] = [:]
-        let entries = self.entries, sharedBytes = self.sharedBytes, sharedStarts = self.sharedStarts
+        var entries: [UInt32] = [], sharedBytes: [UInt8] = [], sharedStarts: [Int] = []
+        swap(&entries, &self.entries)
+        swap(&sharedBytes, &self.sharedBytes)
+        swap(&sharedStarts, &self.sharedStarts)
+        defer {
+            swap(&entries, &self.entries)
+            swap(&sharedBytes, &self.sharedBytes)
+            swap(&sharedStarts, &self.sharedStarts)
+        }
         // A deep tile's features are scattered through the entries (input order), so each entry
         // is a cache miss; they are asked for `ahead` features early, to overlap.
         let ahead = 8
@@ -241,14 +251,27 @@ private struct State {
         for r in twice { inTile[r >> 6] = 0 }
         var keysLength = 0
         for key in tileKeys {
-            keysLength += keyFields[key].count
+            keysLength += keyStarts[key + 1] - keyStarts[key]
             keyInTile[key] = 0
         }
         var keysTable: [UInt8] = []
         keysTable.reserveCapacity(keysLength)
-        for key in tileKeys { keysTable += keyFields[key] }
+        for key in tileKeys { keysTable += keyFields[keyStarts[key]..<keyStarts[key + 1]] }
         for value in tileShared { valueInTile[value] = 0 }
         return LayerHeads(heads: heads, ends: ends, keys: keysTable, values: values)
+    }
+
+    /// Exchanges the per-tile scratch with `layer`'s locals (a second exchange puts it back).
+    private mutating func exchangeScratch(
+        _ at: inout [Int], _ inTile: inout [UInt64], _ keyInTile: inout [UInt32], _ valueInTile: inout [UInt32],
+        _ tileKeys: inout [Int], _ tileShared: inout [Int]
+    ) {
+        swap(&at, &self.at)
+        swap(&inTile, &self.inTile)
+        swap(&keyInTile, &self.keyInTile)
+        swap(&valueInTile, &self.valueInTile)
+        swap(&tileKeys, &self.tileKeys)
+        swap(&tileShared, &self.tileShared)
     }
 
     /// A value of the layer's table (its field 4) from its message.
@@ -346,11 +369,12 @@ private struct State {
 
     private mutating func keyNumber(_ key: String) -> UInt32 {
         if let known = keyNumbers[key] { return known }
-        let k = UInt32(truncatingIfNeeded: keyFields.count)
+        let k = UInt32(truncatingIfNeeded: keyStarts.count - 1)
         keyNumbers[key] = k
         var field = ProtobufWriter()
         field.stringField(3, key)
-        keyFields.append(field.bytes)
+        keyFields += field.bytes
+        keyStarts.append(keyFields.count)
         keyInTile.append(0)
         return k
     }

@@ -70,3 +70,29 @@ struct RawBytes: ~Copyable {
         return p + bytes.count
     }
 }
+
+/// How a writer that measures a tile before writing it (`FlatFeatures.mvt`) hands its bytes over:
+/// it calls the placement once with the count, and `write` fills memory of that count (returning
+/// how many it wrote). Into an array for Swift callers; for C, into the `mc_buf`'s own memory, so
+/// that a tile is not written into an array first and then copied (a big tile's fresh pages,
+/// faulted in twice, were much of the cost of handing it over).
+public typealias BytePlacement = (_ count: Int, _ write: (UnsafeMutableRawPointer) -> Int) -> Void
+
+/// Bytes already written, placed (copied).
+func place(_ bytes: [UInt8], _ placement: BytePlacement) {
+    placement(bytes.count) { p in
+        bytes.withUnsafeBytes { b in if let from = b.baseAddress { p.copyMemory(from: from, byteCount: b.count) } }
+        return bytes.count
+    }
+}
+
+/// The bytes `fill` places, in a new array (empty if it places none).
+func placedInArray<E: Error>(_ fill: (BytePlacement) throws(E) -> Void) throws(E) -> [UInt8] {
+    var bytes: [UInt8] = []
+    try fill { count, write in
+        bytes = [UInt8](unsafeUninitializedCapacity: count) { out, written in
+            if let base = out.baseAddress { written = write(UnsafeMutableRawPointer(base)) }
+        }
+    }
+    return bytes
+}
