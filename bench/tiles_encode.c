@@ -136,8 +136,8 @@ int main(int argc, char **argv) {
             if (b < t2) t2 = b;
         }
         double e = best[0] + best[1] + best[2] + best[3];
-        printf("making %.0f ms, interning %.0f ms, encoding %.0f ms (T1 %.0f, T2 %.0f; fastest of three)\n", 1e3 * (t1 - t2),
-               1e3 * (t2 - e), 1e3 * e, 1e3 * t1, 1e3 * t2);
+        printf("making %.0f ms, interning %.0f ms, encoding %.0f ms (T1 %.0f, T2 %.0f; fastest of three)\n",
+               1e3 * (t1 - t2), 1e3 * (t2 - e), 1e3 * e, 1e3 * t1, 1e3 * t2);
     }
     mc_geojson_free(data);
     free(tiles);
