@@ -34,8 +34,11 @@ def build(lib, out):
 
 def run(exe, path):
     line = subprocess.run([exe, path], check=True, capture_output=True, text=True).stdout.strip()
-    numbers = re.findall(r"(?:requests|user|sys|z0|z1-4|z5-7|z8|all) (\d+)|times (\d+) ms", line)
-    return line, [float(a or b) for a, b in numbers]
+    found = re.findall(r"(?:requests|user|sys|z0|z1-4|z5-7|z8|all) (\d+)|times (\d+) ms", line)
+    numbers = [float(a or b) for a, b in found]
+    if len(numbers) != len(FIELDS):
+        sys.exit(f"cannot read {len(FIELDS)} figures in: {line}")
+    return line, numbers
 
 
 def main():
@@ -59,7 +62,8 @@ def main():
     for i, field in enumerate(FIELDS):
         a = statistics.median(n[i] for n in results["A"])
         b = statistics.median(n[i] for n in results["B"])
-        print(f"  {field:<15} A {a:7.0f}  B {b:7.0f}  B/A {b / a:.2f}")
+        ratio = f"{b / a:.2f}" if a > 0 else "-"
+        print(f"  {field:<15} A {a:7.0f}  B {b:7.0f}  B/A {ratio}")
     with open("/proc/loadavg") as f:
         print(f"load average after: {f.read().split()[:3]}")
 

@@ -48,7 +48,10 @@ static size_t mvt(mc_tile_index *index, tile t) {
  * tile when `json` (which makes the tiles). */
 static double requests(mc_geojson *data, const tile *tiles, size_t count, int json) {
     mc_tile_index *index;
-    if (mc_tile_index_new(data, NULL, 0, &index) != MC_OK) return -1;
+    if (mc_tile_index_new(data, NULL, 0, &index) != MC_OK) {
+        fprintf(stderr, "tile index: %s\n", mc_last_error()->message);
+        exit(1);
+    }
     if (json)
         for (size_t i = 0; i < count; i++) {
             mc_buf b = MC_BUF_INIT;
@@ -63,14 +66,17 @@ static double requests(mc_geojson *data, const tile *tiles, size_t count, int js
 }
 
 int main(int argc, char **argv) {
-    if (argc < 2) return 2;
+    if (argc < 2) {
+        fprintf(stderr, "usage: tiles_encode FILE [--making]\n");
+        return 2;
+    }
     FILE *f = fopen(argv[1], "rb");
-    if (!f) return 2;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = malloc((size_t)n);
-    if (!text || fread(text, 1, (size_t)n, f) != (size_t)n) return 2;
+    long n = f && fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    char *text = n > 0 && fseek(f, 0, SEEK_SET) == 0 ? malloc((size_t)n) : NULL;
+    if (!text || fread(text, 1, (size_t)n, f) != (size_t)n) {
+        fprintf(stderr, "cannot read %s\n", argv[1]);
+        return 2;
+    }
     fclose(f);
     mc_geojson *data;
     mc_tile_index *index;
@@ -80,13 +86,17 @@ int main(int argc, char **argv) {
     }
     size_t room = 1 << 22;
     tile *tiles = malloc(room * sizeof *tiles), *stack = malloc(room * sizeof *stack);
+    if (!tiles || !stack) return 2;
     size_t count = 0, top = 0;
     stack[top++] = (tile){0, 0, 0};
     double user = cpu(0), sys = cpu(1), start = now();
     while (top > 0) {
         tile t = stack[--top];
         size_t len = mvt(index, t);
-        if (len == (size_t)-1) return 1;
+        if (len == (size_t)-1) {
+            fprintf(stderr, "tile %d/%d/%d: %s\n", t.z, t.x, t.y, mc_last_error()->message);
+            return 1;
+        }
         if (len == 0) continue;
         tiles[count++] = t;
         if (t.z < MAXZOOM && top + 4 <= room)
@@ -117,11 +127,13 @@ int main(int argc, char **argv) {
             hot = tiles[i];
         }
     }
-    double hotTime = 1e9;
+    double hotTime = 0; /* 0 when no tile has the deepest zoom */
+    if (hot.z >= 0) hotTime = 1e9;
     for (int p = 0; p < 3 && hot.z >= 0; p++) {
         double s = now();
         for (size_t i = 0; i < deepest; i++) mvt(index, hot);
-        if (now() - s < hotTime) hotTime = now() - s;
+        double t = now() - s;
+        if (t < hotTime) hotTime = t;
     }
     printf("%zu tiles; first requests %.0f ms (user %.0f, sys %.0f); encoding only, fastest of %d: z0 %.0f, z1-4 %.0f, "
            "z5-7 %.0f, z8 %.0f, all %.0f ms; one z8 tile %zu times %.0f ms\n",

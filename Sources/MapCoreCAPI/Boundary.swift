@@ -216,24 +216,37 @@ func fill(_ out: UnsafeMutablePointer<mc_buf>, with bytes: [UInt8]) throws(MapCo
 }
 
 /// Fills `out` with the bytes `produce` places, written straight into a library-owned,
-/// NUL-terminated mc_buf's memory (`BytePlacement`; no bytes placed: an empty buffer).
+/// NUL-terminated mc_buf's memory (`BytePlacement`; no bytes placed: an empty buffer). On an
+/// error `out` is left as it was and nothing is kept.
 func fill(
     _ out: UnsafeMutablePointer<mc_buf>, placing produce: (BytePlacement) throws(MapCoreError) -> Void
 ) throws(MapCoreError) {
     var buf: mc_buf?
-    var failed = false
+    var failure: MapCoreError?
+    defer { if let buf { free(buf.data) } }
     try produce { count, write in
+        if let earlier = buf {
+            free(earlier.data)
+            buf = nil
+        }
         guard let data = malloc(count + 1) else {
-            failed = true
+            failure = MapCoreError(.outOfMemory, "Could not allocate \(count + 1) bytes for a tile.")
             return
         }
         let written = write(data)
+        // The writers count, then write through the same code; a longer write is a bug in them.
+        guard (0...count).contains(written) else {
+            free(data)
+            failure = MapCoreError(.internalError, "A tile's bytes were miscounted (\(written) of \(count)).")
+            return
+        }
         data.storeBytes(of: 0, toByteOffset: written, as: UInt8.self)
         buf = mc_buf(data: data.assumingMemoryBound(to: CChar.self), len: written)
     }
-    guard !failed else { throw MapCoreError(.outOfMemory, "Could not allocate a tile's bytes.") }
-    guard let buf else { return try fill(out, with: []) }
-    out.pointee = buf
+    if let failure { throw failure }
+    guard let placed = buf else { return try fill(out, with: []) }
+    buf = nil
+    out.pointee = placed
 }
 
 /// Optional options text: NULL with length 0 means "{}" (every default).

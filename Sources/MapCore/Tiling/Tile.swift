@@ -93,7 +93,7 @@ final class IndexedTile {
 }
 
 /// A written tile's arrays, held by reference: a `WrittenTile` handed out of the index's lock
-/// is one retain, not one per array (which were a tenth of encoding a small tile).
+/// retains this once, not each array (a cost paid on every request of a small tile).
 private final class Written: Sendable {
     let features: FlatFeatures
 
@@ -109,8 +109,8 @@ struct WrittenTile: Sendable {
 
     var tileFeatures: [TileFeature] { written.features.tileFeatures(inputs) }
 
-    /// The tile as one MVT layer, written from the flat arrays (no `TileFeature`s made) into
-    /// `destination`; no bytes when it has no features.
+    /// The tile as one MVT layer, written from the flat arrays (no `TileFeature`s made) and
+    /// handed to `placement`; no bytes when it has no features.
     func mvt(layer: String, extent: Int, version: Int, into placement: BytePlacement) {
         guard !isEmpty else { return place([], placement) }
         written.features.mvt(layer: layer, extent: extent, version: version, inputs: inputs, into: placement)

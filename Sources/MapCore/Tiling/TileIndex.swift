@@ -344,7 +344,8 @@ public final class TileIndex: @unchecked Sendable {
         }
     }
 
-    /// The same, handed to `placement` (measured first, then written once where it says).
+    /// The same, handed to `placement` (written where it says once measured; line-metric tiles,
+    /// written with tables of their own, are copied there).
     public func mvt(z: Int, x: Int, y: Int, layer: String, into placement: BytePlacement) throws(MapCoreError) {
         try options.validateForMVT()
         guard let tile = written(z: z, x: x, y: y) else { return place([], placement) }

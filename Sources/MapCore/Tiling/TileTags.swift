@@ -87,8 +87,8 @@ private struct State {
         let n = refs.count
         // The per-tile tables are moved out while they are written through pointers (and put
         // back after), so no access to them goes through `self`. Swapped, not copied: a copy is
-        // a retain and a release each, and leaves the kept scratch shared (so the first write
-        // copies it).
+        // a retain and a release each, and a copy of the kept `at` left it shared, so emptying it
+        // for this tile made new storage instead of reusing it.
         var at: [Int] = [], inTile: [UInt64] = [], keyInTile: [UInt32] = [], valueInTile: [UInt32] = []
         var tileKeys: [Int] = [], tileShared: [Int] = []
         exchangeScratch(&at, &inTile, &keyInTile, &valueInTile, &tileKeys, &tileShared)

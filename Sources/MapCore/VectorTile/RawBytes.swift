@@ -74,8 +74,8 @@ struct RawBytes: ~Copyable {
 /// How a writer that measures a tile before writing it (`FlatFeatures.mvt`) hands its bytes over:
 /// it calls the placement once with the count, and `write` fills memory of that count (returning
 /// how many it wrote). Into an array for Swift callers; for C, into the `mc_buf`'s own memory, so
-/// that a tile is not written into an array first and then copied (a big tile's fresh pages,
-/// faulted in twice, were much of the cost of handing it over).
+/// that a tile is not written into an array first and then copied (which faults a big tile's
+/// fresh pages in twice).
 public typealias BytePlacement = (_ count: Int, _ write: (UnsafeMutableRawPointer) -> Int) -> Void
 
 /// Bytes already written, placed (copied).
