@@ -205,14 +205,7 @@ func inputPositions(
 /// Moves bytes into a library-owned, NUL-terminated mc_buf. What `out` held is overwritten,
 /// never freed: an uninitialised struct from the caller must not be passed to free().
 func fill(_ out: UnsafeMutablePointer<mc_buf>, with bytes: [UInt8]) throws(MapCoreError) {
-    guard let data = malloc(bytes.count + 1)?.assumingMemoryBound(to: CChar.self) else {
-        throw MapCoreError(.outOfMemory, "Could not allocate \(bytes.count + 1) bytes.")
-    }
-    bytes.withUnsafeBytes { src in
-        if let base = src.baseAddress { memcpy(data, base, src.count) }
-    }
-    data[bytes.count] = 0
-    out.pointee = mc_buf(data: data, len: bytes.count)
+    try fill(out, placing: { place(bytes, $0) })
 }
 
 /// Fills `out` with the bytes `produce` places, written straight into a library-owned,
@@ -224,27 +217,29 @@ func fill(
     var buf: mc_buf?
     var failure: MapCoreError?
     defer { if let buf { free(buf.data) } }
-    try produce { count, write in
+    func placement(_ count: Int, _ write: (UnsafeMutableRawPointer) -> Int) {
         if let earlier = buf {
             free(earlier.data)
             buf = nil
         }
         guard let data = malloc(count + 1) else {
-            failure = MapCoreError(.outOfMemory, "Could not allocate \(count + 1) bytes for a tile.")
+            failure = MapCoreError(.outOfMemory, "Could not allocate \(count + 1) bytes.")
             return
         }
         let written = write(data)
         // The writers count, then write through the same code; a longer write is a bug in them.
         guard (0...count).contains(written) else {
             free(data)
-            failure = MapCoreError(.internalError, "A tile's bytes were miscounted (\(written) of \(count)).")
+            failure = MapCoreError(.internalError, "A result's bytes were miscounted (\(written) of \(count)).")
             return
         }
         data.storeBytes(of: 0, toByteOffset: written, as: UInt8.self)
         buf = mc_buf(data: data.assumingMemoryBound(to: CChar.self), len: written)
     }
+    try produce(placement)
+    if buf == nil && failure == nil { placement(0) { _ in 0 } }
     if let failure { throw failure }
-    guard let placed = buf else { return try fill(out, with: []) }
+    guard let placed = buf else { return }
     buf = nil
     out.pointee = placed
 }

@@ -79,7 +79,7 @@ struct RawBytes: ~Copyable {
 public typealias BytePlacement = (_ count: Int, _ write: (UnsafeMutableRawPointer) -> Int) -> Void
 
 /// Bytes already written, placed (copied).
-func place(_ bytes: [UInt8], _ placement: BytePlacement) {
+public func place(_ bytes: [UInt8], _ placement: BytePlacement) {
     placement(bytes.count) { p in
         bytes.withUnsafeBytes { b in if let from = b.baseAddress { p.copyMemory(from: from, byteCount: b.count) } }
         return bytes.count
