@@ -275,6 +275,27 @@ struct TilingFacts {
         #expect(clipped(coords2) == 0)
     }
 
+    /// A projected feature counts its positions when made (a tile's numPoints sums them, which
+    /// decides where the index stops splitting), clipped or not, and stays 64 bytes.
+    @Test func projectedFeaturesCountTheirPositions() {
+        let ring = ProjectedLine(coords: [0, 0, 1, 40, 0, 0, 50, 0, 0, 50, 50, 0, 40, 50, 0, 0, 50, 0, 0, 0, 1])
+        let line = ProjectedLine(coords: [0, 0, 1, 20, 5, 0, 40, 0, 0, 45, 5, 1])
+        let features = [
+            ProjectedFeature(ref: 0, kind: .point, geometry: .point(0.5, 0.5)),
+            ProjectedFeature(ref: 1, kind: .multiPoint, geometry: .points([0, 0, 0, 1, 1, 0, 35, 1, 0])),
+            ProjectedFeature(ref: 2, kind: .lineString, geometry: .line(line)),
+            ProjectedFeature(ref: 3, kind: .multiLineString, geometry: .lines([line, line])),
+            ProjectedFeature(ref: 4, kind: .polygon, geometry: .lines([ring, ring])),
+            ProjectedFeature(ref: 5, kind: .multiPolygon, geometry: .polygons([[ring], [ring, ring]])),
+        ]
+        #expect(features.map(\.positionCount) == [1, 3, 4, 8, 14, 21])
+        // Clipped at x = 30: the points at 0 and 1; the line 0, 20 and its crossing; each ring
+        // 0, its two crossings, 0 and its closing vertex.
+        let clipped = Clip.clip(features, scale: 1, -10, 30, axis: 0, minAll: 0, maxAll: 50, lineMetrics: false) ?? []
+        #expect(clipped.map(\.positionCount) == [1, 2, 3, 6, 10, 15])
+        #expect(MemoryLayout<ProjectedFeature>.stride == 64)
+    }
+
     /// test-simplify.js: after marking with squared tolerance 0.001², the vertices whose
     /// importance exceeds 0.005² are exactly the 34 upstream lists.
     @Test func simplifyMarksDouglasPeuckerImportance() throws {

@@ -16,9 +16,13 @@ enum Convert {
             func convert(_ range: Range<Int>) -> [ProjectedFeature] {
                 var out: [ProjectedFeature] = []
                 out.reserveCapacity(range.count)
-                // TileInputs refuses collections whose indexes do not fit an Int32.
-                for i in range {
-                    converter.convert(features[i].geometry, ref: Int32(truncatingIfNeeded: i), into: &out)
+                // TileInputs refuses collections whose indexes do not fit an Int32. Through a
+                // pointer: the array's subscript copied each geometry (a retain and a release of
+                // each of its arrays, cold).
+                features.withUnsafeBufferPointer { all in
+                    for i in range {
+                        converter.convert(all[i].geometry, ref: Int32(truncatingIfNeeded: i), into: &out)
+                    }
                 }
                 return out
             }

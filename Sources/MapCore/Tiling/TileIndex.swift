@@ -193,22 +193,37 @@ public final class TileIndex: @unchecked Sendable {
             }
         }
         guard side.holds != .none else { return ([], []) }
-        for f in features {
-            if side.holds == .some {
-                // Clip.clip's tests, in its order (an empty box passes the first).
-                if !(f.minX >= side.k1 && f.maxX < side.k2) {
-                    if f.maxX < side.k1 || f.minX >= side.k2 { continue }
-                    parts.removeAll(keepingCapacity: true)
-                    Clip.clipGeometry(f, side.k1, side.k2, axis: 0, lineMetrics: lm, into: &parts)
-                    for p in parts {
-                        cut(p, top, into: &upper)
-                        cut(p, bottom, into: &lower)
-                    }
-                    continue
-                }
+        features.withUnsafeBufferPointer { all in
+            // Sized before they are filled, by the boxes (a part clipped from a feature lies in its
+            // box): grown by appends, each child's array was copied into fresh pages at every
+            // doubling (a tenth of the page faults of a first build of 100k polygons).
+            var upperCount = 0, lowerCount = 0
+            for i in all.indices {
+                if side.holds == .some && !side.admits(all[i].minX, all[i].maxX) { continue }
+                if top.admits(all[i].minY, all[i].maxY) { upperCount += 1 }
+                if bottom.admits(all[i].minY, all[i].maxY) { lowerCount += 1 }
             }
-            cut(f, top, into: &upper)
-            cut(f, bottom, into: &lower)
+            upper.reserveCapacity(upperCount)
+            lower.reserveCapacity(lowerCount)
+            for i in all.indices {
+                ProjectedFeature.prefetchGeometry(ofNext: i, in: all)
+                let f = all[i]
+                if side.holds == .some {
+                    // Clip.clip's tests, in its order (an empty box passes the first).
+                    if !(f.minX >= side.k1 && f.maxX < side.k2) {
+                        if f.maxX < side.k1 || f.minX >= side.k2 { continue }
+                        parts.removeAll(keepingCapacity: true)
+                        Clip.clipGeometry(f, side.k1, side.k2, axis: 0, lineMetrics: lm, into: &parts)
+                        for p in parts {
+                            cut(p, top, into: &upper)
+                            cut(p, bottom, into: &lower)
+                        }
+                        continue
+                    }
+                }
+                cut(f, top, into: &upper)
+                cut(f, bottom, into: &lower)
+            }
         }
         return (upper, lower)
     }
@@ -223,6 +238,16 @@ public final class TileIndex: @unchecked Sendable {
             self.k1 = k1
             self.k2 = k2
             holds = minAll >= k1 && maxAll < k2 ? .all : maxAll < k1 || minAll >= k2 ? .none : .some
+        }
+
+        /// Whether `Clip.clip` may keep something of a feature whose box spans lo...hi on this
+        /// stripe's axis (its tests, in its order: an empty box passes the first).
+        @inline(__always) func admits(_ lo: Double, _ hi: Double) -> Bool {
+            switch holds {
+            case .all: return true
+            case .none: return false
+            case .some: return (lo >= k1 && hi < k2) || !(hi < k1 || lo >= k2)
+            }
         }
     }
 

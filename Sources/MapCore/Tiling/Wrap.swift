@@ -27,7 +27,12 @@ enum Wrap {
         var merged: [ProjectedFeature] = []
         merged.reserveCapacity(features.count + (left?.count ?? 0) + (right?.count ?? 0))
         if let left { merged += shifted(left, by: 1) }
-        for f in features { Clip.clip(f, -buffer, 1 + buffer, axis: 0, lineMetrics: lm, into: &merged) }
+        features.withUnsafeBufferPointer { all in
+            for i in all.indices {
+                ProjectedFeature.prefetchGeometry(ofNext: i, in: all)
+                Clip.clip(all[i], -buffer, 1 + buffer, axis: 0, lineMetrics: lm, into: &merged)
+            }
+        }
         if let right { merged += shifted(right, by: -1) }
         return merged
     }
