@@ -53,19 +53,24 @@ public enum Fetch {
 
     /// Where HTTPS finds its trusted certificates, decided once per process: the file or
     /// directory named by `SSL_CERT_FILE` / `SSL_CERT_DIR` (OpenSSL's variables; `CURL_CA_BUNDLE`
-    /// as the curl tool reads it) when set; else libcurl's built-in paths when they exist on this
-    /// machine; else the first bundle found among the usual places of the common distributions,
-    /// for a libcurl built elsewhere (the wheel's, built on Debian, run on RHEL or Alpine).
-    private static let trustStore: (file: String?, directory: String?) = {
+    /// as the curl tool reads it) when set; else libcurl's built-in bundle when that file exists
+    /// on this machine; else the first bundle found among the usual places of the common
+    /// distributions, for a libcurl built elsewhere (the wheel's, built on Debian, run on Fedora
+    /// or openSUSE); else libcurl's built-in directory alone. A built-in bundle that is missing
+    /// is never left in place: libcurl then fails every HTTPS request ("error setting
+    /// certificate file"), even where its built-in directory exists, as /etc/ssl/certs does on
+    /// Fedora (a link to /etc/pki/tls/certs) and openSUSE.
+    private static let trustStore: TrustStore = {
         func environment(_ name: String) -> String? {
             guard let value = getenv(name), let s = String(validatingCString: value), !s.isEmpty else { return nil }
             return s
         }
         let file = environment("CURL_CA_BUNDLE") ?? environment("SSL_CERT_FILE")
         let directory = environment("SSL_CERT_DIR")
-        if file != nil || directory != nil { return (file, directory) }
+        if file != nil || directory != nil { return TrustStore(file: file, directory: directory) }
         func readable(_ p: UnsafePointer<CChar>?) -> Bool { p.map { access($0, R_OK) == 0 } ?? false }
-        if readable(mc_curl_builtin_cainfo()) || readable(mc_curl_builtin_capath()) { return (nil, nil) }
+        let builtinFile = mc_curl_builtin_cainfo()
+        if builtinFile == nil || readable(builtinFile) { return TrustStore() }
         let bundles = [
             "/etc/ssl/certs/ca-certificates.crt",  // Debian, Ubuntu, Arch, Gentoo
             "/etc/pki/tls/certs/ca-bundle.crt",  // Fedora, RHEL, CentOS
@@ -74,8 +79,23 @@ public enum Fetch {
             "/etc/ssl/cert.pem",  // Alpine, macOS, OpenBSD
             "/usr/local/share/certs/ca-root-nss.crt",  // FreeBSD
         ]
-        return (bundles.first { access($0, R_OK) == 0 }, nil)
+        if let found = bundles.first(where: { access($0, R_OK) == 0 }) { return TrustStore(file: found) }
+        return TrustStore(withoutFile: readable(mc_curl_builtin_capath()))
     }()
+
+    /// What a request is told about trusted certificates; nothing set keeps libcurl's built-ins.
+    private struct TrustStore {
+        var file: String? = nil
+        var directory: String? = nil
+        /// The built-in bundle is missing but the built-in directory is there: the bundle is unset.
+        var withoutFile = false
+
+        func apply(to h: UnsafeMutableRawPointer) {
+            if let file { _ = mc_curl_set_string(h, CURLOPT_CAINFO, file) }
+            if let directory { _ = mc_curl_set_string(h, CURLOPT_CAPATH, directory) }
+            if withoutFile { _ = mc_curl_set_string(h, CURLOPT_CAINFO, nil) }
+        }
+    }
 
     private final class Body {
         var bytes: [UInt8] = []
@@ -115,8 +135,7 @@ public enum Fetch {
                 _ = mc_curl_set_long(h, CURLOPT_TIMEOUT, 60)
                 _ = mc_curl_set_long(h, CURLOPT_CONNECTTIMEOUT, 15)
                 _ = mc_curl_set_long(h, CURLOPT_NOSIGNAL, 1)  // no SIGALRM in the host process
-                if let file = trustStore.file { _ = mc_curl_set_string(h, CURLOPT_CAINFO, file) }
-                if let directory = trustStore.directory { _ = mc_curl_set_string(h, CURLOPT_CAPATH, directory) }
+                trustStore.apply(to: h)
                 _ = mc_curl_set_string(h, CURLOPT_ACCEPT_ENCODING, "")
                 _ = mc_curl_set_string(h, CURLOPT_USERAGENT, "MapCore/\(MapCoreVersion.string)")
                 // A Content-Length above the limit is refused before the body is read.

@@ -179,24 +179,78 @@ def https_root(tmp_path):
         yield f"{base}/places.geojson", cert
 
 
+_IMPORT_PROGRAM = ("import mapcore, sys\n"
+                   "s = mapcore.DataSource()\n"
+                   "try:\n    s.import_data(sys.argv[1])\nexcept mapcore.MapCoreIOError as e:\n    print(e)\n"
+                   "print(len(s))\n")
+
+
+def _import_env():
+    """This process's environment without the variables that name trusted certificates (the
+    library reads them once per process, so each case runs in its own)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("SSL_CERT_FILE", "SSL_CERT_DIR", "CURL_CA_BUNDLE")}
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(mapcore.__file__).parents[1]), env.get("PYTHONPATH", "")])
+    return env
+
+
+def _assert_import(result, trusted):
+    assert result.returncode == 0, result.stderr
+    if trusted:
+        assert result.stdout.strip() == "163", result.stdout
+    else:
+        assert result.stdout.splitlines()[-1] == "0" and "certificate" in result.stdout.lower(), result.stdout
+
+
 def test_https_trusts_the_bundle_ssl_cert_file_names(https_root):
-    """The library reads SSL_CERT_FILE once per process, so each case runs in its own."""
     import subprocess
     import sys
     url, cert = https_root
-    program = ("import mapcore, sys\n"
-               "s = mapcore.DataSource()\n"
-               "try:\n    s.import_data(sys.argv[1])\nexcept mapcore.MapCoreIOError as e:\n    print(e)\n"
-               "print(len(s))\n")
-    env = {k: v for k, v in os.environ.items() if k not in ("SSL_CERT_FILE", "SSL_CERT_DIR", "CURL_CA_BUNDLE")}
-    env["PYTHONPATH"] = os.pathsep.join([str(Path(mapcore.__file__).parents[1]), env.get("PYTHONPATH", "")])
-    untrusted = subprocess.run([sys.executable, "-c", program, url], env=env, capture_output=True, text=True)
-    assert untrusted.returncode == 0, untrusted.stderr
-    assert untrusted.stdout.splitlines()[-1] == "0" and "certificate" in untrusted.stdout.lower(), untrusted.stdout
-    trusted = subprocess.run([sys.executable, "-c", program, url], env={**env, "SSL_CERT_FILE": str(cert)},
-                             capture_output=True, text=True)
-    assert trusted.returncode == 0, trusted.stderr
-    assert trusted.stdout.strip() == "163", trusted.stdout
+    env = _import_env()
+    _assert_import(subprocess.run([sys.executable, "-c", _IMPORT_PROGRAM, url], env=env, capture_output=True,
+                                  text=True), trusted=False)
+    _assert_import(subprocess.run([sys.executable, "-c", _IMPORT_PROGRAM, url], env={**env, "SSL_CERT_FILE": str(cert)},
+                                  capture_output=True, text=True), trusted=True)
+
+
+def _private_mounts():
+    """The command prefix of a mount namespace of its own (as root, else as root of a user
+    namespace), or None where this machine allows neither."""
+    import shutil
+    import subprocess
+    if not shutil.which("unshare"):
+        return None
+    for prefix in (["unshare", "-m", "--propagation", "private"],
+                   ["unshare", "-r", "-m", "--propagation", "private"]):
+        probe = subprocess.run([*prefix, "sh", "-c", "mount -t tmpfs none /etc/ssl"], capture_output=True)
+        if probe.returncode == 0:
+            return prefix
+    return None
+
+
+@pytest.mark.parametrize("layout", ["openSUSE", "Alpine", "hashed directory", "none"])
+def test_https_finds_the_certificates_of_other_distributions(https_root, layout):
+    """The wheel's libcurl is Debian's, built to read /etc/ssl/certs/ca-certificates.crt. Each case
+    runs with /etc/ssl replaced (a tmpfs in a mount namespace of its own) by another layout
+    holding the test server's certificate: the library finds it where libcurl's built-in
+    bundle is missing, also where the built-in directory /etc/ssl/certs exists (Fedora's and
+    openSUSE's layouts: left to libcurl, every HTTPS fetch failed with "error setting
+    certificate file")."""
+    import subprocess
+    import sys
+    prefix = _private_mounts()
+    if prefix is None:
+        pytest.skip("needs a mount namespace (unshare as root, or unprivileged user namespaces)")
+    url, cert = https_root
+    digest = subprocess.run(["openssl", "x509", "-hash", "-noout", "-in", str(cert)], check=True,
+                            capture_output=True, text=True).stdout.strip()
+    place = {"openSUSE": "mkdir /etc/ssl/certs && cp \"$1\" /etc/ssl/ca-bundle.pem",
+             "Alpine": "cp \"$1\" /etc/ssl/cert.pem",
+             "hashed directory": f"mkdir /etc/ssl/certs && cp \"$1\" /etc/ssl/certs/{digest}.0",
+             "none": "mkdir /etc/ssl/certs"}[layout]
+    script = f'mount -t tmpfs none /etc/ssl && {place} && exec "$2" -c "$3" "$4"'
+    result = subprocess.run([*prefix, "sh", "-c", script, "sh", str(cert), sys.executable, _IMPORT_PROGRAM, url],
+                            env=_import_env(), capture_output=True, text=True)
+    _assert_import(result, trusted=layout != "none")
 
 
 class _HostileHandler(http.server.BaseHTTPRequestHandler):
