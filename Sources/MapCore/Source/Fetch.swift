@@ -65,12 +65,15 @@ public enum Fetch {
             guard let value = getenv(name), let s = String(validatingCString: value), !s.isEmpty else { return nil }
             return s
         }
-        let file = environment("CURL_CA_BUNDLE") ?? environment("SSL_CERT_FILE")
         let directory = environment("SSL_CERT_DIR")
-        if file != nil || directory != nil { return TrustStore(file: file, directory: directory) }
+        if let file = environment("CURL_CA_BUNDLE") ?? environment("SSL_CERT_FILE") {
+            return TrustStore(file: file, directory: directory)
+        }
+        // No bundle named (a directory may be): the system's, as OpenSSL takes its default file
+        // beside SSL_CERT_DIR.
         func readable(_ p: UnsafePointer<CChar>?) -> Bool { p.map { access($0, R_OK) == 0 } ?? false }
         let builtinFile = mc_curl_builtin_cainfo()
-        if builtinFile == nil || readable(builtinFile) { return TrustStore() }
+        if builtinFile == nil || readable(builtinFile) { return TrustStore(directory: directory) }
         let bundles = [
             "/etc/ssl/certs/ca-certificates.crt",  // Debian, Ubuntu, Arch, Gentoo
             "/etc/pki/tls/certs/ca-bundle.crt",  // Fedora, RHEL, CentOS
@@ -79,15 +82,17 @@ public enum Fetch {
             "/etc/ssl/cert.pem",  // Alpine, macOS, OpenBSD
             "/usr/local/share/certs/ca-root-nss.crt",  // FreeBSD
         ]
-        if let found = bundles.first(where: { access($0, R_OK) == 0 }) { return TrustStore(file: found) }
-        return TrustStore(withoutFile: readable(mc_curl_builtin_capath()))
+        if let found = bundles.first(where: { access($0, R_OK) == 0 }) {
+            return TrustStore(file: found, directory: directory)
+        }
+        return TrustStore(directory: directory, withoutFile: directory != nil || readable(mc_curl_builtin_capath()))
     }()
 
     /// What a request is told about trusted certificates; nothing set keeps libcurl's built-ins.
     private struct TrustStore {
         var file: String? = nil
         var directory: String? = nil
-        /// The built-in bundle is missing but the built-in directory is there: the bundle is unset.
+        /// The built-in bundle is missing but a directory is there: the bundle is unset.
         var withoutFile = false
 
         func apply(to h: UnsafeMutableRawPointer) {

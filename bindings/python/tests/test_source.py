@@ -227,14 +227,14 @@ def _private_mounts():
     return None
 
 
-@pytest.mark.parametrize("layout", ["openSUSE", "Alpine", "hashed directory", "none"])
+@pytest.mark.parametrize("layout", ["openSUSE", "Alpine", "hashed directory", "SSL_CERT_DIR", "none"])
 def test_https_finds_the_certificates_of_other_distributions(https_root, layout):
     """The wheel's libcurl is Debian's, built to read /etc/ssl/certs/ca-certificates.crt. Each case
     runs with /etc/ssl replaced (a tmpfs in a mount namespace of its own) by another layout
     holding the test server's certificate: the library finds it where libcurl's built-in
     bundle is missing, also where the built-in directory /etc/ssl/certs exists (Fedora's and
     openSUSE's layouts: left to libcurl, every HTTPS fetch failed with "error setting
-    certificate file")."""
+    certificate file"), and in a directory SSL_CERT_DIR names where no bundle is found."""
     import subprocess
     import sys
     prefix = _private_mounts()
@@ -243,13 +243,20 @@ def test_https_finds_the_certificates_of_other_distributions(https_root, layout)
     url, cert = https_root
     digest = subprocess.run(["openssl", "x509", "-hash", "-noout", "-in", str(cert)], check=True,
                             capture_output=True, text=True).stdout.strip()
+    env = _import_env()
+    if layout == "SSL_CERT_DIR":
+        named = cert.parent / "named"
+        named.mkdir()
+        (named / f"{digest}.0").write_bytes(cert.read_bytes())
+        env["SSL_CERT_DIR"] = str(named)
     place = {"openSUSE": "mkdir /etc/ssl/certs && cp \"$1\" /etc/ssl/ca-bundle.pem",
              "Alpine": "cp \"$1\" /etc/ssl/cert.pem",
              "hashed directory": f"mkdir /etc/ssl/certs && cp \"$1\" /etc/ssl/certs/{digest}.0",
+             "SSL_CERT_DIR": "mkdir /etc/ssl/certs",
              "none": "mkdir /etc/ssl/certs"}[layout]
     script = f'mount -t tmpfs none /etc/ssl && {place} && exec "$2" -c "$3" "$4"'
     result = subprocess.run([*prefix, "sh", "-c", script, "sh", str(cert), sys.executable, _IMPORT_PROGRAM, url],
-                            env=_import_env(), capture_output=True, text=True)
+                            env=env, capture_output=True, text=True)
     _assert_import(result, trusted=layout != "none")
 
 
