@@ -91,10 +91,11 @@ MC_API int mc_source_set(mc_source *source, const mc_geojson *data);
 /* Adds the GeoJSON at `location`, read leniently as MapLibre's GeoJSON source reads it
  * (MC_PARSE_LENIENT, mapcore/geojson.h): a file path, a file:// URL, or an http:// or https:// URL
  * (fetched with libcurl: redirects followed, 60 s timeout, gzip/deflate decoded; HTTPS trusts the
- * bundle named by CURL_CA_BUNDLE or SSL_CERT_FILE when set, else libcurl's built-in bundle where
- * that file exists, else the first bundle found in the common distributions' places
- * (/etc/ssl/certs, /etc/pki, /etc/ssl among them); beside the directory SSL_CERT_DIR names, else
- * libcurl's built-in one; read once per process, and every fetch of the library does the same).
+ * bundle named by CURL_CA_BUNDLE or SSL_CERT_FILE when set (it must exist), else libcurl's built-in
+ * bundle where that file exists, else the first bundle found in the common distributions' places
+ * (/etc/ssl/certs, /etc/pki, /etc/ssl among them), else none where a directory stands in; beside
+ * it the directory SSL_CERT_DIR names, else libcurl's built-in one; an HTTPS proxy the same; read
+ * once per process, and every fetch of the library does the same).
  * At most the option maxImportBytes is read (decoded bytes counted): a larger file, or a larger
  * HTTP Content-Length, is refused before reading, and a body that grows past it while arriving is
  * refused at that point, so memory never holds more. Only regular files are read: a device

@@ -51,15 +51,17 @@ public enum Fetch {
 
     private static let globalInit: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
 
-    /// Where HTTPS finds its trusted certificates, decided once per process: the file or
-    /// directory named by `SSL_CERT_FILE` / `SSL_CERT_DIR` (OpenSSL's variables; `CURL_CA_BUNDLE`
-    /// as the curl tool reads it) when set; else libcurl's built-in bundle when that file exists
-    /// on this machine; else the first bundle found among the usual places of the common
+    /// Where HTTPS (and an HTTPS proxy) finds its trusted certificates, decided once per process.
+    /// The bundle: the file named by `CURL_CA_BUNDLE` (the curl tool's variable) or
+    /// `SSL_CERT_FILE` (OpenSSL's) when set, which must exist (a missing one fails each fetch,
+    /// naming it, as the curl tool does); else libcurl's built-in bundle when that file exists on
+    /// this machine; else the first bundle found among the usual places of the common
     /// distributions, for a libcurl built elsewhere (the wheel's, built on Debian, run on Fedora
-    /// or openSUSE); else libcurl's built-in directory alone. A built-in bundle that is missing
-    /// is never left in place: libcurl then fails every HTTPS request ("error setting
-    /// certificate file"), even where its built-in directory exists, as /etc/ssl/certs does on
-    /// Fedora (a link to /etc/pki/tls/certs) and openSUSE.
+    /// or openSUSE); else none where a directory stands in. Beside it the directory of
+    /// `SSL_CERT_DIR`, else libcurl's built-in one. A built-in bundle that is missing is not left
+    /// in place where a directory is there: libcurl then failed every HTTPS request ("error
+    /// setting certificate file"), as on Fedora (/etc/ssl/certs a link to /etc/pki/tls/certs)
+    /// and openSUSE.
     private static let trustStore: TrustStore = {
         func environment(_ name: String) -> String? {
             guard let value = getenv(name), let s = String(validatingCString: value), !s.isEmpty else { return nil }
@@ -72,8 +74,8 @@ public enum Fetch {
         // No bundle named (a directory may be): the system's, as OpenSSL takes its default file
         // beside SSL_CERT_DIR.
         func readable(_ p: UnsafePointer<CChar>?) -> Bool { p.map { access($0, R_OK) == 0 } ?? false }
-        let builtinFile = mc_curl_builtin_cainfo()
-        if builtinFile == nil || readable(builtinFile) { return TrustStore(directory: directory) }
+        let builtinFile = mc_curl_builtin_cainfo()  // nil: built without one, or too old to say
+        if readable(builtinFile) { return TrustStore(directory: directory) }
         let bundles = [
             "/etc/ssl/certs/ca-certificates.crt",  // Debian, Ubuntu, Arch, Gentoo
             "/etc/pki/tls/certs/ca-bundle.crt",  // Fedora, RHEL, CentOS
@@ -85,20 +87,27 @@ public enum Fetch {
         if let found = bundles.first(where: { access($0, R_OK) == 0 }) {
             return TrustStore(file: found, directory: directory)
         }
-        return TrustStore(directory: directory, withoutFile: directory != nil || readable(mc_curl_builtin_capath()))
+        let directoryThere = directory != nil || readable(mc_curl_builtin_capath())
+        return TrustStore(directory: directory, withoutFile: builtinFile != nil && directoryThere)
     }()
 
     /// What a request is told about trusted certificates; nothing set keeps libcurl's built-ins.
     private struct TrustStore {
         var file: String? = nil
         var directory: String? = nil
-        /// The built-in bundle is missing but a directory is there: the bundle is unset.
+        /// The built-in bundle is missing and a directory is there: the bundle is unset.
         var withoutFile = false
 
+        /// Set for the server and, the same, for an HTTPS proxy (which has options of its own).
         func apply(to h: UnsafeMutableRawPointer) {
-            if let file { _ = mc_curl_set_string(h, CURLOPT_CAINFO, file) }
-            if let directory { _ = mc_curl_set_string(h, CURLOPT_CAPATH, directory) }
-            if withoutFile { _ = mc_curl_set_string(h, CURLOPT_CAINFO, nil) }
+            for (fileOption, directoryOption) in [
+                (CURLOPT_CAINFO, CURLOPT_CAPATH),
+                (CURLOPT_PROXY_CAINFO, CURLOPT_PROXY_CAPATH),
+            ] {
+                if let file { _ = mc_curl_set_string(h, fileOption, file) }
+                if let directory { _ = mc_curl_set_string(h, directoryOption, directory) }
+                if withoutFile { _ = mc_curl_set_string(h, fileOption, nil) }
+            }
         }
     }
 

@@ -194,9 +194,10 @@ public final class TileIndex: @unchecked Sendable {
         }
         guard side.holds != .none else { return ([], []) }
         features.withUnsafeBufferPointer { all in
-            // Sized before they are filled, by the boxes (a part clipped from a feature lies in its
-            // box): grown by appends, each child's array was copied into fresh pages at every
-            // doubling (a tenth of the page faults of a first build of 100k polygons).
+            // Sized before they are filled, counted by the boxes as Clip.clip tests them: grown by
+            // appends alone, each child's array was copied at every doubling. A count can come out
+            // short (line-metric parts, a crossing rounded just outside the box, a hole outside
+            // its outer ring); the array then grows as before.
             var upperCount = 0, lowerCount = 0
             for i in all.indices {
                 if side.holds == .some && !side.admits(all[i].minX, all[i].maxX) { continue }

@@ -212,51 +212,71 @@ def test_https_trusts_the_bundle_ssl_cert_file_names(https_root):
                                   capture_output=True, text=True), trusted=True)
 
 
-def _private_mounts():
+_OVERLAY_ETC = 'mount -t overlay overlay -o "lowerdir=/etc,upperdir=$1,workdir=$2" /etc'
+
+
+def _private_etc(tmp):
     """The command prefix of a mount namespace of its own (as root, else as root of a user
-    namespace), or None where this machine allows neither."""
+    namespace) in which an overlay can cover /etc and take the changes below (kept in `tmp`, the
+    machine's /etc untouched; in a user namespace the overlay mounts, but removing a file of the
+    machine's may fail), or None where this machine allows neither."""
     import shutil
     import subprocess
     if not shutil.which("unshare"):
         return None
-    for prefix in (["unshare", "-m", "--propagation", "private"],
-                   ["unshare", "-r", "-m", "--propagation", "private"]):
-        probe = subprocess.run([*prefix, "sh", "-c", "mount -t tmpfs none /etc/ssl"], capture_output=True)
+    for k, prefix in enumerate((["unshare", "-m", "--propagation", "private"],
+                                ["unshare", "-r", "-m", "--propagation", "private"])):
+        upper, work = tmp / f"probe-upper-{k}", tmp / f"probe-work-{k}"
+        upper.mkdir()
+        work.mkdir()
+        script = f"{_OVERLAY_ETC} && rm -rf /etc/ssl/certs && mkdir -p /etc/pki/tls/certs"
+        probe = subprocess.run([*prefix, "sh", "-c", script, "sh", str(upper), str(work)], capture_output=True)
         if probe.returncode == 0:
             return prefix
     return None
 
 
-@pytest.mark.parametrize("layout", ["openSUSE", "Alpine", "hashed directory", "SSL_CERT_DIR", "none"])
-def test_https_finds_the_certificates_of_other_distributions(https_root, layout):
+@pytest.mark.parametrize("layout", ["Fedora", "openSUSE", "cert.pem only", "hashed directory", "SSL_CERT_DIR",
+                                    "none"])
+def test_https_finds_the_certificates_of_other_distributions(https_root, tmp_path, layout):
     """The wheel's libcurl is Debian's, built to read /etc/ssl/certs/ca-certificates.crt. Each case
-    runs with /etc/ssl replaced (a tmpfs in a mount namespace of its own) by another layout
-    holding the test server's certificate: the library finds it where libcurl's built-in
-    bundle is missing, also where the built-in directory /etc/ssl/certs exists (Fedora's and
-    openSUSE's layouts: left to libcurl, every HTTPS fetch failed with "error setting
-    certificate file"), and in a directory SSL_CERT_DIR names where no bundle is found."""
+    runs with /etc covered by an overlay (in a mount namespace of its own) where /etc/ssl/certs
+    is another distribution's and the test server's certificate is where that distribution keeps
+    its bundle: Fedora's (/etc/ssl/certs a link to /etc/pki/tls/certs, which holds
+    ca-bundle.crt), openSUSE's (/etc/ssl/ca-bundle.pem beside a directory), /etc/ssl/cert.pem
+    alone (OpenBSD's, macOS's), or a hashed directory only. Left to libcurl, Fedora's and
+    openSUSE's failed every HTTPS fetch ("error setting certificate file"): its built-in
+    directory exists there and its built-in bundle does not. Also a directory that SSL_CERT_DIR
+    names, where no bundle is found; and, refused, a layout without the certificate."""
     import subprocess
     import sys
-    prefix = _private_mounts()
+    prefix = _private_etc(tmp_path)
     if prefix is None:
-        pytest.skip("needs a mount namespace (unshare as root, or unprivileged user namespaces)")
+        pytest.skip("needs a mount namespace (unshare as root, or unprivileged user namespaces) and overlayfs")
     url, cert = https_root
     digest = subprocess.run(["openssl", "x509", "-hash", "-noout", "-in", str(cert)], check=True,
                             capture_output=True, text=True).stdout.strip()
     env = _import_env()
     if layout == "SSL_CERT_DIR":
-        named = cert.parent / "named"
+        named = tmp_path / "named"
         named.mkdir()
         (named / f"{digest}.0").write_bytes(cert.read_bytes())
         env["SSL_CERT_DIR"] = str(named)
-    place = {"openSUSE": "mkdir /etc/ssl/certs && cp \"$1\" /etc/ssl/ca-bundle.pem",
-             "Alpine": "cp \"$1\" /etc/ssl/cert.pem",
-             "hashed directory": f"mkdir /etc/ssl/certs && cp \"$1\" /etc/ssl/certs/{digest}.0",
+    place = {"Fedora": "mkdir -p /etc/pki/tls/certs && cp \"$3\" /etc/pki/tls/certs/ca-bundle.crt"
+                       " && ln -s /etc/pki/tls/certs /etc/ssl/certs",
+             "openSUSE": "mkdir /etc/ssl/certs && cp \"$3\" /etc/ssl/ca-bundle.pem",
+             "cert.pem only": "cp \"$3\" /etc/ssl/cert.pem",
+             "hashed directory": f"mkdir /etc/ssl/certs && cp \"$3\" /etc/ssl/certs/{digest}.0",
              "SSL_CERT_DIR": "mkdir /etc/ssl/certs",
              "none": "mkdir /etc/ssl/certs"}[layout]
-    script = f'mount -t tmpfs none /etc/ssl && {place} && exec "$2" -c "$3" "$4"'
-    result = subprocess.run([*prefix, "sh", "-c", script, "sh", str(cert), sys.executable, _IMPORT_PROGRAM, url],
-                            env=env, capture_output=True, text=True)
+    upper, work = tmp_path / "upper", tmp_path / "work"
+    upper.mkdir()
+    work.mkdir()
+    # Every step after the overlay's mount changes only the overlay (the `&&`s stop at a failure).
+    script = (f"{_OVERLAY_ETC} && rm -rf /etc/ssl/certs /etc/ssl/cert.pem /etc/ssl/ca-bundle.pem /etc/pki"
+              f' && {place} && exec "$4" -c "$5" "$6"')
+    result = subprocess.run([*prefix, "sh", "-c", script, "sh", str(upper), str(work), str(cert), sys.executable,
+                             _IMPORT_PROGRAM, url], env=env, capture_output=True, text=True)
     _assert_import(result, trusted=layout != "none")
 
 

@@ -1,0 +1,79 @@
+/* A tile index's first build in a fresh process, from C (bench/ab_tiles_c.py --build builds and
+ * runs this against two libraries): FILE is parsed, then `mc_tile_index_new` is timed once (the
+ * first build: fresh pages, cold caches, as geojson_vt_node.mjs's first build of geojson-vt) and
+ * eight times more (the warm builds, which reuse freed memory), each with its CPU time (user and
+ * system, both threads) and minor page faults. OPTIONS: the index's options as JSON (geojson-vt's
+ * defaults without).
+ * usage: index_build FILE [OPTIONS] */
+#include <mapcore.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+enum { WARM = 8 };
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* CPU seconds of the process so far, and its minor page faults. */
+static double cpu(long *faults) {
+    struct rusage r;
+    getrusage(RUSAGE_SELF, &r);
+    *faults = r.ru_minflt;
+    return (double)(r.ru_utime.tv_sec + r.ru_stime.tv_sec) + (double)(r.ru_utime.tv_usec + r.ru_stime.tv_usec) / 1e6;
+}
+
+static int ascending(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fprintf(stderr, "usage: index_build FILE [OPTIONS]\n");
+        return 2;
+    }
+    FILE *f = fopen(argv[1], "rb");
+    long n = f && fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    char *text = n > 0 && fseek(f, 0, SEEK_SET) == 0 ? malloc((size_t)n) : NULL;
+    if (!text || fread(text, 1, (size_t)n, f) != (size_t)n) {
+        fprintf(stderr, "cannot read %s\n", argv[1]);
+        return 2;
+    }
+    fclose(f);
+    const char *options = argc > 2 && argv[2][0] ? argv[2] : NULL;
+    mc_geojson *data;
+    if (mc_geojson_parse(text, (size_t)n, NULL, &data) != MC_OK) {
+        fprintf(stderr, "%s\n", mc_last_error()->message);
+        return 1;
+    }
+    double seconds[1 + WARM], cpuSeconds = 0;
+    long faults[1 + WARM];
+    for (int i = 0; i <= WARM; i++) {
+        long before, after;
+        double c = cpu(&before), s = now();
+        mc_tile_index *index;
+        if (mc_tile_index_new(data, options, options ? strlen(options) : 0, &index) != MC_OK) {
+            fprintf(stderr, "%s\n", mc_last_error()->message);
+            return 1;
+        }
+        seconds[i] = now() - s;
+        double used = cpu(&after) - c;
+        if (i == 0) cpuSeconds = used;
+        faults[i] = after - before;
+        mc_tile_index_free(index);
+    }
+    long warmFaults = faults[WARM];
+    qsort(seconds + 1, WARM, sizeof *seconds, ascending);
+    printf("first %.1f ms, cpu %.1f ms, faults %ld; warm median %.1f ms, min %.1f ms, faults %ld\n", 1e3 * seconds[0],
+           1e3 * cpuSeconds, faults[0], 1e3 * (seconds[WARM / 2] + seconds[WARM / 2 + 1]) / 2, 1e3 * seconds[1],
+           warmFaults);
+    mc_geojson_free(data);
+    free(text);
+    return 0;
+}
