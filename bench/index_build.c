@@ -5,20 +5,14 @@
  * system, both threads) and minor page faults. OPTIONS: the index's options as JSON (geojson-vt's
  * defaults without).
  * usage: index_build FILE [OPTIONS] */
-#include <mapcore.h>
+#include "harness.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 
 enum { WARM = 8 };
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 /* CPU seconds of the process so far, and its minor page faults. */
 static double cpu(long *faults) {
@@ -38,20 +32,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: index_build FILE [OPTIONS]\n");
         return 2;
     }
-    FILE *f = fopen(argv[1], "rb");
-    long n = f && fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-    char *text = n > 0 && fseek(f, 0, SEEK_SET) == 0 ? malloc((size_t)n) : NULL;
-    if (!text || fread(text, 1, (size_t)n, f) != (size_t)n) {
-        fprintf(stderr, "cannot read %s\n", argv[1]);
-        return 2;
-    }
-    fclose(f);
     const char *options = argc > 2 && argv[2][0] ? argv[2] : NULL;
-    mc_geojson *data;
-    if (mc_geojson_parse(text, (size_t)n, NULL, &data) != MC_OK) {
-        fprintf(stderr, "%s\n", mc_last_error()->message);
-        return 1;
-    }
+    mc_geojson *data = parsed_file(argv[1]);
     double seconds[1 + WARM], cpuSeconds = 0;
     long faults[1 + WARM];
     for (int i = 0; i <= WARM; i++) {
@@ -74,6 +56,5 @@ int main(int argc, char **argv) {
            1e3 * cpuSeconds, faults[0], 1e3 * (seconds[WARM / 2] + seconds[WARM / 2 + 1]) / 2, 1e3 * seconds[1],
            warmFaults);
     mc_geojson_free(data);
-    free(text);
     return 0;
 }

@@ -9,7 +9,8 @@
  * same requests on a fresh index whose tiles a JSON pass made first (T2: interning and encoding),
  * interning = T2 minus encoding only, each the fastest of three fresh indexes.
  * usage: tiles_encode FILE [--making] */
-#include <mapcore.h>
+#include "harness.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,12 +22,6 @@ enum { MAXZOOM = 8, PASSES = 7 };
 typedef struct {
     int z, x, y;
 } tile;
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 static double cpu(int system) {
     struct rusage r;
@@ -70,17 +65,9 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: tiles_encode FILE [--making]\n");
         return 2;
     }
-    FILE *f = fopen(argv[1], "rb");
-    long n = f && fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-    char *text = n > 0 && fseek(f, 0, SEEK_SET) == 0 ? malloc((size_t)n) : NULL;
-    if (!text || fread(text, 1, (size_t)n, f) != (size_t)n) {
-        fprintf(stderr, "cannot read %s\n", argv[1]);
-        return 2;
-    }
-    fclose(f);
-    mc_geojson *data;
+    mc_geojson *data = parsed_file(argv[1]);
     mc_tile_index *index;
-    if (mc_geojson_parse(text, (size_t)n, NULL, &data) != MC_OK || mc_tile_index_new(data, NULL, 0, &index) != MC_OK) {
+    if (mc_tile_index_new(data, NULL, 0, &index) != MC_OK) {
         fprintf(stderr, "%s\n", mc_last_error()->message);
         return 1;
     }
@@ -154,6 +141,5 @@ int main(int argc, char **argv) {
     mc_geojson_free(data);
     free(tiles);
     free(stack);
-    free(text);
     return 0;
 }
