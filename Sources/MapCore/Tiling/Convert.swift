@@ -13,9 +13,11 @@ enum Convert {
             // are split by count; a few big ones (a country set's coastlines) by positions, which
             // are the work: projecting and Douglas-Peucker.
             let features = c.features
-            func convert(_ range: Range<Int>) -> [ProjectedFeature] {
+            /// `room`: how many features to reserve room for (the first part's array takes the
+            /// second's too, so that joining them copies only the second).
+            func convert(_ range: Range<Int>, room: Int) -> [ProjectedFeature] {
                 var out: [ProjectedFeature] = []
-                out.reserveCapacity(range.count)
+                out.reserveCapacity(room)
                 // TileInputs refuses collections whose indexes do not fit an Int32. Through a
                 // pointer: the array's subscript copied each geometry (a retain and a release of
                 // each of its arrays, cold).
@@ -30,7 +32,7 @@ enum Convert {
             if features.count < parallelFrom {
                 let sizes = features.map { positions(of: $0.geometry) }
                 let total = sizes.reduce(0, +)
-                guard total >= parallelPositionsFrom else { return convert(0..<features.count) }
+                guard total >= parallelPositionsFrom else { return convert(0..<features.count, room: features.count) }
                 var sum = 0
                 half = 0
                 while half < sizes.count && 2 * (sum + sizes[half]) <= total {
@@ -41,8 +43,11 @@ enum Convert {
                 if half < sizes.count && 2 * sum + sizes[half] < total { half += 1 }
             }
             var first: [ProjectedFeature] = [], second: [ProjectedFeature] = []
-            runConcurrently({ first = convert(0..<half) }, { second = convert(half..<features.count) })
-            return first + second
+            runConcurrently(
+                { first = convert(0..<half, room: features.count) },
+                { second = convert(half..<features.count, room: features.count - half) })
+            first += second
+            return first
         case .feature(let f):
             var out: [ProjectedFeature] = []
             converter.convert(f.geometry, ref: 0, into: &out)
