@@ -598,6 +598,59 @@ struct TilingFacts {
         }
     }
 
+    /// `TwoEnds` hands every block out once, the front ones in ascending order and the back ones
+    /// in descending order, however the two threads interleave; and all to the first when they
+    /// run one after the other.
+    @Test func twoEndsHandsEveryBlockOutOnce() {
+        for count in [0, 1, 2, 7, 64, 1000] {
+            for sequentially in [false, true] {
+                let ends = TwoEnds(count)
+                var front: [Int] = [], back: [Int] = []
+                let a = { while let b = ends.takeFront() { front.append(b) } }
+                let b = { while let b = ends.takeBack() { back.append(b) } }
+                if sequentially {
+                    a()
+                    b()
+                } else {
+                    runConcurrently(a, b)
+                }
+                #expect(front == Array(0..<front.count), "count \(count)")
+                #expect(back == Array((front.count..<count).reversed()), "count \(count)")
+                if sequentially { #expect(front.count == count) }
+            }
+        }
+    }
+
+    /// The blocks of a conversion on two threads cover the features in order, none empty: about
+    /// `blockCount` of equal counts for many features; for a few big ones, cut by positions, at
+    /// most `blockCount`, the k-th boundary where k shares of the positions are passed, and a
+    /// feature of many positions the last of its block. A small input has none (one thread).
+    @Test func conversionBlocksCoverTheFeatures() {
+        func valid(_ starts: [Int], _ n: Int) -> Bool {
+            starts.first == 0 && starts.last == n && zip(starts, starts.dropFirst()).allSatisfy { $0 < $1 }
+        }
+        let many = seededFeatures(Convert.parallelFrom + 1000, seed: 5)
+        let byCount = Convert.blocks(many) ?? []
+        #expect(valid(byCount, many.count))
+        #expect((Convert.blockCount - 1...Convert.blockCount + 1).contains(byCount.count - 1))
+
+        // 40 rings of 2,000 positions, the 11th of 60,000.
+        var few = bigRings(40, vertices: 1999, seed: 31)
+        few[10] = bigRings(1, vertices: 59_999, seed: 37)[0]
+        let sizes = few.map { Convert.positions(of: $0.geometry) }
+        let total = sizes.reduce(0, +)
+        let byPositions = Convert.blocks(few) ?? []
+        #expect(valid(byPositions, few.count))
+        #expect(byPositions.count - 1 <= Convert.blockCount)
+        for (k, start) in byPositions.enumerated().dropFirst().dropLast() {
+            #expect(sizes[..<start].reduce(0, +) * Convert.blockCount >= total * k, "boundary \(k)")
+        }
+        #expect(byPositions.contains(11))
+
+        #expect(Convert.blocks(Array(few.prefix(2))) == nil)
+        #expect(Convert.blocks([]) == nil)
+    }
+
     /// The two-thread index lists its tiles sorted by `TileIndex.madeBefore`: that order is the
     /// one loop's (pop a tile, push its children top left, bottom left, top right, bottom right)
     /// over every tile of zooms 0-4, and over a tree that stops at some tiles.

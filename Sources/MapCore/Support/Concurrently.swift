@@ -79,3 +79,30 @@ final class WorkStack<Item>: @unchecked Sendable {
         }
     }
 }
+
+/// Blocks 0..<count shared by two threads from either end: one takes 0, 1, 2, …, the other
+/// count - 1, count - 2, …, until they meet. Each block is taken once, and both threads stop when
+/// the work runs out, where with fixed halves of equal work one idled while the other finished
+/// (NOTES, "Index build on two threads").
+final class TwoEnds: @unchecked Sendable {
+    private let lock = Lock()
+    private var front = 0, back: Int
+
+    init(_ count: Int) { back = max(0, count) }
+
+    func takeFront() -> Int? {
+        lock.withLock {
+            guard front < back else { return nil }
+            front += 1
+            return front - 1
+        }
+    }
+
+    func takeBack() -> Int? {
+        lock.withLock {
+            guard front < back else { return nil }
+            back -= 1
+            return back
+        }
+    }
+}

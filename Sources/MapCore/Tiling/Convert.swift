@@ -8,16 +8,12 @@ enum Convert {
         let converter = Converter(options: options, sqTolerance: tolerance * tolerance)
         switch data {
         case .featureCollection(let c):
-            // Features convert independently: a large collection is converted in two parts on
-            // two threads and joined in input order, which gives the same features. Many features
-            // are split by count; a few big ones (a country set's coastlines) by positions, which
-            // are the work: projecting and Douglas-Peucker.
+            // Features convert independently: a large collection is converted in blocks on two
+            // threads, one from each end, and joined in input order, which gives the same
+            // features. Many features are cut into blocks by count; a few big ones (a country
+            // set's coastlines) by positions, which are the work: projecting and Douglas-Peucker.
             let features = c.features
-            /// `room`: how many features to reserve room for (the first part's array takes the
-            /// second's too, so that joining them copies only the second).
-            func convert(_ range: Range<Int>, room: Int) -> [ProjectedFeature] {
-                var out: [ProjectedFeature] = []
-                out.reserveCapacity(room)
+            func convert(_ range: Range<Int>, into out: inout [ProjectedFeature]) {
                 // TileInputs refuses collections whose indexes do not fit an Int32. Through a
                 // pointer: the array's subscript copied each geometry (a retain and a release of
                 // each of its arrays, cold).
@@ -26,28 +22,35 @@ enum Convert {
                         converter.convert(all[i].geometry, ref: Int32(truncatingIfNeeded: i), into: &out)
                     }
                 }
+            }
+            guard let starts = blocks(features) else {
+                var out: [ProjectedFeature] = []
+                out.reserveCapacity(features.count)
+                convert(0..<features.count, into: &out)
                 return out
             }
-            var half = features.count / 2
-            if features.count < parallelFrom {
-                let sizes = features.map { positions(of: $0.geometry) }
-                let total = sizes.reduce(0, +)
-                guard total >= parallelPositionsFrom else { return convert(0..<features.count, room: features.count) }
-                var sum = 0
-                half = 0
-                while half < sizes.count && 2 * (sum + sizes[half]) <= total {
-                    sum += sizes[half]
-                    half += 1
-                }
-                // The feature that crosses the middle goes where the parts come out more even.
-                if half < sizes.count && 2 * sum + sizes[half] < total { half += 1 }
-            }
-            var first: [ProjectedFeature] = [], second: [ProjectedFeature] = []
+            let ends = TwoEnds(starts.count - 1)
+            // The front thread's array takes room for all, so that joining copies only the back
+            // thread's features. Those are kept an array per block, in the order taken (last
+            // first): each the size of its block, where one array for all of them took more than
+            // half its room in some builds, and grew into a copy and an allocation past glibc's
+            // largest mmap threshold for 1M points (fresh pages in every build).
+            var front: [ProjectedFeature] = [], back: [[ProjectedFeature]] = []
             runConcurrently(
-                { first = convert(0..<half, room: features.count) },
-                { second = convert(half..<features.count, room: features.count - half) })
-            first += second
-            return first
+                {
+                    while let b = ends.takeBack() {
+                        var block: [ProjectedFeature] = []
+                        block.reserveCapacity(starts[b + 1] - starts[b])
+                        convert(starts[b]..<starts[b + 1], into: &block)
+                        back.append(block)
+                    }
+                },
+                {
+                    front.reserveCapacity(features.count)
+                    while let b = ends.takeFront() { convert(starts[b]..<starts[b + 1], into: &front) }
+                })
+            for block in back.reversed() { front += block }
+            return front
         case .feature(let f):
             var out: [ProjectedFeature] = []
             converter.convert(f.geometry, ref: 0, into: &out)
@@ -64,6 +67,32 @@ enum Convert {
     /// threads.
     static let parallelFrom = 4096
     static let parallelPositionsFrom = 65_536
+
+    /// Blocks a thread takes at a time, about this many in all: few enough that taking one is
+    /// nothing beside converting it, many enough that the threads end close together.
+    static let blockCount = 64
+
+    /// Where each block of a collection worth two threads starts (and, last, its end), or nil
+    /// for one worth one thread.
+    static func blocks(_ features: [Feature]) -> [Int]? {
+        let n = features.count
+        if n >= parallelFrom {
+            let size = (n + blockCount - 1) / blockCount
+            return Array(stride(from: 0, to: n, by: size)) + [n]
+        }
+        let sizes = features.map { positions(of: $0.geometry) }
+        let total = sizes.reduce(0, +)
+        guard total >= parallelPositionsFrom else { return nil }
+        // A block ends once the positions so far pass the next of `blockCount` equal shares of
+        // the total; after a big feature, which passes several at once, blocks of one feature
+        // each follow until the count catches up.
+        var starts = [0], sum = 0
+        for (i, size) in sizes.enumerated().dropLast() {
+            sum += size
+            if sum * blockCount >= total * starts.count { starts.append(i + 1) }
+        }
+        return starts + [n]
+    }
 
     /// Whether cutting these (converted) features is worth two threads, by the rule above.
     static func worthTwoThreads(_ features: [ProjectedFeature]) -> Bool {
