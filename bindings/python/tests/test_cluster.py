@@ -3,6 +3,7 @@ import array as array_module
 import ctypes
 import json
 import math
+import random
 import threading
 from pathlib import Path
 
@@ -91,7 +92,6 @@ def test_flat_results_into_a_reused_buffer_and_after_reloading():
 def test_large_builds_on_several_threads_at_once_agree():
     """Indexes of 100,000+ points build their trees with a helper thread; several such builds
     racing each other (and queries on one of them) must give identical results."""
-    import random
     rng = random.Random(7)
     coords = array_module.array("d", [v for _ in range(120_000)
                                       for v in (rng.uniform(-180, 180), rng.uniform(-85, 85))])
@@ -167,7 +167,6 @@ def test_large_results_read_the_same_with_either_json_reader(monkeypatch):
     """Results over 1 MB are read with the cycle collector paused (and orjson when installed):
     the same dicts as the standard library's reader, and the collector is on again after."""
     import gc
-    import random
 
     from mapcore import _lib
 
@@ -182,9 +181,75 @@ def test_large_results_read_the_same_with_either_json_reader(monkeypatch):
     assert index.get_clusters(WORLD, 16) == fast
 
 
+def _gc_generation(obj):
+    """The collector's generation holding `obj` (0-2), or None when it is in none of them."""
+    import gc
+    return next((g for g in range(3) if any(o is obj for o in gc.get_objects(generation=g))), None)
+
+
+def test_a_large_answer_goes_to_the_oldest_generation_unexamined():
+    """With the C extension, a large answer (its dicts fetched from the library) is moved into the
+    collector's oldest generation when made, so the young collections never walk it; the
+    program's own young garbage is collected first, not moved with it; and the collector is on
+    again after, also when building the answer fails."""
+    import gc
+    import weakref
+
+    from mapcore import _lib
+
+    assert _lib.dicts is not None, "the C extension is not built: make test builds it"
+    rng = random.Random(8)
+    points = [{"type": "Feature", "geometry": {"type": "Point", "coordinates": [rng.uniform(-180, 180),
+                                                                                 rng.uniform(-80, 80)]},
+               "properties": {"i": i}} for i in range(20_000)]
+    index = mapcore.Supercluster().load(mapcore.GeoJSON(points))
+
+    class Node:
+        pass
+
+    young = Node()
+    young.self = young  # a cycle: only the collector frees it
+    gone = weakref.ref(young)
+    del young
+    answer = index.get_clusters(WORLD, 16)
+    assert len(answer) == 20_000 and gc.isenabled()
+    assert gone() is None
+    assert _gc_generation(answer) == 2 and _gc_generation(answer[0]) == 2
+    assert _gc_generation(answer[0]["geometry"]["coordinates"]) == 2
+    # Small answers are left to the collector as they are.
+    small = index.get_clusters((0, 0, 30, 30), 16)
+    assert small and _gc_generation(small) in (0, 1)
+    with pytest.raises(ZeroDivisionError):
+        with _lib.collector_paused(True):
+            1 / 0
+    assert gc.isenabled()
+
+
+def test_a_large_answer_leaves_the_programs_frozen_objects_frozen():
+    """gc.freeze()'s objects stay in the permanent generation: with any there, the answer is not
+    moved (moving it would unfreeze them)."""
+    import gc
+
+    from mapcore import _lib
+
+    rng = random.Random(9)
+    points = [{"type": "Feature", "geometry": {"type": "Point", "coordinates": [rng.uniform(-180, 180),
+                                                                                 rng.uniform(-80, 80)]},
+               "properties": {"i": i}} for i in range(20_000)]
+    index = mapcore.Supercluster().load(mapcore.GeoJSON(points))
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        assert frozen > 0 and _lib.dicts.promote() is False
+        answer = index.get_clusters(WORLD, 16)
+        assert len(answer) == 20_000 and gc.isenabled() and gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
+    assert _lib.dicts.promote() is True
+
+
 def _random_points(n, seed):
     """n seeded points, a third of them in a 2-degree square (clusters of tens of thousands)."""
-    import random
     rng = random.Random(seed)
 
     def position(i):
