@@ -377,6 +377,133 @@ static PyObject *unpack(PyObject *self, PyObject *args) {
     return value;
 }
 
+/* ---- Coordinates first ----------------------------------------------------------------------
+ * bare_points(features) -> bytearray | None | NotImplemented: cluster.py's `_bare_points` checks
+ * in one C pass, in its terms (exact types, so that none of the caller's code runs): the lng, lat
+ * doubles of every feature (16 bytes a feature) when each is a dict of "type" "Feature" whose
+ * "geometry" is a dict of "type" "Point" with "coordinates" a list or tuple of 2 or 3 ints or
+ * floats, whose "properties", if any, are a dict or None and whose "id", if any, is a str, int or
+ * float; None as soon as one is not (the JSON way then names what is wrong). NotImplemented for
+ * what only Python can judge the same way (a "type" that is not a str, whose == could be anyone's
+ * code; coordinates that are not a list or tuple; a list that is not exactly one): the Python
+ * checks then decide. Finiteness is left to the caller, which checks either way's doubles. Why
+ * C: those checks over a million dicts took 0.5-0.6 s of the 1.6 s a load of 1M dicts took. */
+static int is_text(PyObject *value, const char *text) {
+    return value != NULL && PyUnicode_CheckExact(value) && PyUnicode_CompareWithASCIIString(value, text) == 0;
+}
+
+/* 1 when `value` is an exact int or float (not a bool), stored at *out; 0 when it is not one;
+ * -1 with the error set when an int is too large for a double. */
+static int number(PyObject *value, double *out) {
+    if (!PyLong_CheckExact(value) && !PyFloat_CheckExact(value)) return 0;
+    *out = PyFloat_AsDouble(value);
+    return *out == -1.0 && PyErr_Occurred() ? -1 : 1;
+}
+
+/* One feature's lng, lat into out: 1 taken, 0 not a bare point, 2 only Python can judge,
+ * -1 an error other than a missing member or an int too large. */
+static int bare_point(PyObject *f, double *out) {
+    if (!PyDict_CheckExact(f)) return 0;
+    PyObject *type = PyDict_GetItemWithError(f, s_type);
+    if (type == NULL) return PyErr_Occurred() ? -1 : 0;
+    if (!PyUnicode_CheckExact(type)) return 2;
+    if (!is_text(type, "Feature")) return 0;
+    PyObject *g = PyDict_GetItemWithError(f, s_geometry);
+    if (g == NULL) return PyErr_Occurred() ? -1 : 0;
+    if (!PyDict_CheckExact(g)) return 0;
+    Py_INCREF(g);
+    int status = 0;
+    PyObject *gtype = PyDict_GetItemWithError(g, s_type), *properties = NULL, *id = NULL, *coords = NULL;
+    if (gtype == NULL) {
+        status = PyErr_Occurred() ? -1 : 0;
+        goto done;
+    }
+    if (!PyUnicode_CheckExact(gtype)) {
+        status = 2;
+        goto done;
+    }
+    if (!is_text(gtype, "Point")) goto done;
+    properties = PyDict_GetItemWithError(f, s_properties);
+    if (properties == NULL && PyErr_Occurred()) goto fail;
+    if (properties != NULL && properties != Py_None && !PyDict_CheckExact(properties)) goto done;
+    id = PyDict_GetItemWithError(f, s_id);
+    if (id == NULL && PyErr_Occurred()) goto fail;
+    if (id != NULL && !PyUnicode_CheckExact(id) && !PyLong_CheckExact(id) && !PyFloat_CheckExact(id)) goto done;
+    coords = PyDict_GetItemWithError(g, s_coordinates);
+    if (coords == NULL) {
+        status = PyErr_Occurred() ? -1 : 0;
+        goto done;
+    }
+    if (!PyList_CheckExact(coords) && !PyTuple_CheckExact(coords)) {
+        status = 2;
+        goto done;
+    }
+    Py_INCREF(coords);
+    Py_ssize_t n = PyList_CheckExact(coords) ? PyList_Size(coords) : PyTuple_Size(coords);
+    if (n == 2 || n == 3) {
+        double v[3];
+        status = 1;
+        for (Py_ssize_t k = 0; k < n && status == 1; k++) {
+            PyObject *item = PyList_CheckExact(coords) ? PyList_GetItem(coords, k) : PyTuple_GetItem(coords, k);
+            status = item == NULL ? -1 : number(item, &v[k]);
+        }
+        if (status == 1) {
+            out[0] = v[0];
+            out[1] = v[1];
+        } else if (status < 0 && PyErr_ExceptionMatches(PyExc_OverflowError)) {
+            PyErr_Clear();  /* as array("d") refuses it: not a bare point */
+            status = 0;
+        }
+    }
+    Py_DECREF(coords);
+    goto done;
+fail:
+    status = -1;
+done:
+    Py_DECREF(g);
+    return status;
+}
+
+static PyObject *bare_points(PyObject *self, PyObject *features) {
+    (void)self;
+    if (!PyList_CheckExact(features) && !PyTuple_CheckExact(features)) Py_RETURN_NOTIMPLEMENTED;
+    int list = PyList_CheckExact(features);
+    Py_ssize_t n = list ? PyList_Size(features) : PyTuple_Size(features);
+    if (n < 0) return NULL;
+    if (n > PY_SSIZE_T_MAX / 16) return PyErr_NoMemory();
+    PyObject *out = PyByteArray_FromStringAndSize(NULL, 16 * n);
+    if (out == NULL) return NULL;
+    double *at = (double *)(void *)PyByteArray_AsString(out);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        /* Read afresh and held: a dict lookup may run a key's __eq__, which may change the list. */
+        Py_ssize_t now = list ? PyList_Size(features) : n;
+        PyObject *f = now == n ? (list ? PyList_GetItem(features, i) : PyTuple_GetItem(features, i)) : NULL;
+        if (f == NULL) {
+            Py_DECREF(out);
+            if (now != n) Py_RETURN_NOTIMPLEMENTED;
+            return NULL;
+        }
+        Py_INCREF(f);
+        int status = bare_point(f, at + 2 * i);
+        Py_DECREF(f);
+        if (status != 1) {
+            Py_DECREF(out);
+            if (status < 0) {
+                if (!PyErr_ExceptionMatches(PyExc_KeyError) && !PyErr_ExceptionMatches(PyExc_TypeError)) return NULL;
+                PyErr_Clear();
+                Py_RETURN_NONE;
+            }
+            if (status == 2) Py_RETURN_NOTIMPLEMENTED;
+            Py_RETURN_NONE;
+        }
+    }
+    if (list && PyList_Size(features) != n) {
+        Py_DECREF(out);
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    return out;
+}
+
 /* ---- The collector --------------------------------------------------------------------------
  * promote() -> bool: every tracked object of the young generations moved into the oldest without
  * being examined: gc.freeze() then gc.unfreeze(), which the gc module documents as putting the
@@ -405,6 +532,9 @@ static PyObject *promote(PyObject *self, PyObject *noargs) {
 }
 
 static PyMethodDef methods[] = {
+    {"bare_points", bare_points, METH_O,
+     "bare_points(features) -> bytearray | None | NotImplemented: the lng, lat doubles of a list of "
+     "Point feature dicts, as cluster.py's _bare_points checks them"},
     {"promote", promote, METH_NOARGS,
      "promote() -> bool: the young generations' objects moved into the oldest, unexamined, unless "
      "the program keeps frozen objects"},

@@ -1,9 +1,11 @@
 """Clustering through ctypes: supercluster's facts, flat results, builds on several threads."""
 import array as array_module
+import collections
 import ctypes
 import json
 import math
 import random
+import struct
 import threading
 from pathlib import Path
 
@@ -572,6 +574,93 @@ def test_c_dicts_refuse_what_they_cannot_read(call):
         fn(ctypes.addressof(items), 1, tuple(points), *extra)
     with pytest.raises(TypeError):
         fn("0", 1, points, *extra)
+
+
+class _Text(str):
+    """A str whose comparisons are its class's: only Python can judge it as the checks do."""
+
+
+def _point(coordinates=(1, 2), **members):
+    return {"type": "Feature", "properties": {}, "geometry": {"type": "Point", "coordinates": list(coordinates)},
+            **members}
+
+
+_BARE_CASES = {
+    "ints and floats": [_point(), _point((1.5, -2.25)), _point((179, 85, 3))],
+    "a tuple, ids, no properties": [_point(id="a"), _point(id=7), _point(id=7.5),
+                                    {"type": "Feature", "geometry": {"type": "Point", "coordinates": (3, 4)}}],
+    "properties None": [_point(properties=None)],
+    "not a dict": [_point(), [1, 2]],
+    "a dict subclass": [_point(), collections.OrderedDict(_point())],
+    "no type": [{"geometry": _point()["geometry"]}],
+    "another type": [_point(type="FeatureCollection")],
+    "no geometry": [{"type": "Feature", "properties": {}}],
+    "a null geometry": [_point(geometry=None)],
+    "a line": [_point(geometry={"type": "LineString", "coordinates": [[1, 2], [3, 4]]})],
+    "no coordinates": [_point(geometry={"type": "Point"})],
+    "properties a list": [_point(properties=[1])],
+    "id None": [_point(id=None)],
+    "id True": [_point(id=True)],
+    "id a list": [_point(id=[1])],
+    "one number": [_point((1,))],
+    "four numbers": [_point((1, 2, 3, 4))],
+    "a bool": [_point((True, 2))],
+    "a string": [_point((1, "2"))],
+    "altitude None": [_point((1, 2, None))],
+    "an int too large": [_point((10**400, 2))],
+    "a float subclass": [_point((1, type("F", (float,), {})(2.0)))],
+    "NaN": [_point((float("nan"), 2))],
+    "an infinity": [_point((1, float("-inf")))],
+    "near the largest double": [_point((1.7e308, 1.7e308))],
+}
+
+
+@pytest.mark.parametrize("case", list(_BARE_CASES))
+def test_c_bare_points_check_what_the_python_checks_do(case, monkeypatch):
+    """Loading a list of feature dicts coordinates first: the C extension's pass takes exactly
+    the features the Python checks take, with the same doubles, for each kind of feature (it
+    answers NotImplemented only for what Python must judge)."""
+    from mapcore import _lib
+    from mapcore.cluster import _bare_points
+
+    features = _BARE_CASES[case]
+    assert _lib.dicts.bare_points(features) is not NotImplemented
+    by_c = _bare_points(features)
+    monkeypatch.setattr(_lib, "dicts", None)
+    by_python = _bare_points(features)
+    assert (by_c is None) == (by_python is None), case
+    if by_c is not None:
+        assert list(by_c) == list(by_python) and len(by_c) == 2 * len(features)
+    assert (by_c is None) == (case not in ("ints and floats", "a tuple, ids, no properties", "properties None"))
+
+
+def test_c_bare_points_leave_to_python_what_only_python_can_judge():
+    """A type that is a str subclass, coordinates that are neither list nor tuple, a list
+    subclass, and a list that a key's __eq__ empties during the pass: NotImplemented, so the
+    Python checks decide (and the host does not crash)."""
+    from mapcore import _lib
+
+    bare = _lib.dicts.bare_points
+    assert bare([_point(type=_Text("Feature"))]) is NotImplemented
+    assert bare([_point(geometry={"type": "Point", "coordinates": {0: 1, 1: 2}})]) is NotImplemented
+    assert bare(type("L", (list,), {})([_point()])) is NotImplemented
+    assert bare(iter([_point()])) is NotImplemented
+    assert bytes(bare((_point((1.5, 2)),))) == struct.pack("=2d", 1.5, 2)
+
+    features = []
+
+    class Clearing:
+        def __hash__(self):
+            return hash("type")
+
+        def __eq__(self, other):
+            features.clear()
+            return False
+
+    odd = {Clearing(): 0}
+    odd.update(_point())
+    features += [odd, _point(), _point()]
+    assert bare(features) is NotImplemented and features == []
 
 
 @pytest.mark.parametrize("way", ["list", "text"])
