@@ -392,10 +392,11 @@ static int is_text(PyObject *value, const char *text) {
     return value != NULL && PyUnicode_CheckExact(value) && PyUnicode_CompareWithASCIIString(value, text) == 0;
 }
 
-/* 1 when `value` is an exact int or float (not a bool), stored at *out; 0 when it is not one;
- * -1 with the error set when an int is too large for a double. */
+/* 1 when `value` is an exact int or float (not a bool), stored at *out unless out is NULL; 0 when
+ * it is not one; -1 with the error set when an int is too large for a double. */
 static int number(PyObject *value, double *out) {
     if (!PyLong_CheckExact(value) && !PyFloat_CheckExact(value)) return 0;
+    if (out == NULL) return 1;
     *out = PyFloat_AsDouble(value);
     return *out == -1.0 && PyErr_Occurred() ? -1 : 1;
 }
@@ -441,11 +442,12 @@ static int bare_point(PyObject *f, double *out) {
     Py_INCREF(coords);
     Py_ssize_t n = PyList_CheckExact(coords) ? PyList_Size(coords) : PyTuple_Size(coords);
     if (n == 2 || n == 3) {
-        double v[3];
+        double v[2];
         status = 1;
         for (Py_ssize_t k = 0; k < n && status == 1; k++) {
             PyObject *item = PyList_CheckExact(coords) ? PyList_GetItem(coords, k) : PyTuple_GetItem(coords, k);
-            status = item == NULL ? -1 : number(item, &v[k]);
+            /* An altitude is checked, not read: the Python checks drop it before converting. */
+            status = item == NULL ? -1 : number(item, k < 2 ? &v[k] : NULL);
         }
         if (status == 1) {
             out[0] = v[0];

@@ -608,6 +608,7 @@ _BARE_CASES = {
     "a string": [_point((1, "2"))],
     "altitude None": [_point((1, 2, None))],
     "an int too large": [_point((10**400, 2))],
+    "an altitude too large": [_point((1, 2, 10**400))],
     "a float subclass": [_point((1, type("F", (float,), {})(2.0)))],
     "NaN": [_point((float("nan"), 2))],
     "an infinity": [_point((1, float("-inf")))],
@@ -631,7 +632,8 @@ def test_c_bare_points_check_what_the_python_checks_do(case, monkeypatch):
     assert (by_c is None) == (by_python is None), case
     if by_c is not None:
         assert list(by_c) == list(by_python) and len(by_c) == 2 * len(features)
-    assert (by_c is None) == (case not in ("ints and floats", "a tuple, ids, no properties", "properties None"))
+    assert (by_c is None) == (case not in ("ints and floats", "a tuple, ids, no properties", "properties None",
+                                           "an altitude too large"))
 
 
 def test_c_bare_points_leave_to_python_what_only_python_can_judge():
