@@ -491,7 +491,10 @@ static PyObject *bare_points(PyObject *self, PyObject *features) {
         if (status != 1) {
             Py_DECREF(out);
             if (status < 0) {
-                if (!PyErr_ExceptionMatches(PyExc_KeyError) && !PyErr_ExceptionMatches(PyExc_TypeError)) return NULL;
+                /* What the Python checks catch (cluster.py `_bare_points`). */
+                if (!PyErr_ExceptionMatches(PyExc_KeyError) && !PyErr_ExceptionMatches(PyExc_TypeError) &&
+                    !PyErr_ExceptionMatches(PyExc_OverflowError))
+                    return NULL;
                 PyErr_Clear();
                 Py_RETURN_NONE;
             }
@@ -506,40 +509,10 @@ static PyObject *bare_points(PyObject *self, PyObject *features) {
     return out;
 }
 
-/* ---- The collector --------------------------------------------------------------------------
- * promote() -> bool: every tracked object of the young generations moved into the oldest without
- * being examined: gc.freeze() then gc.unfreeze(), which the gc module documents as putting the
- * frozen objects "back into the oldest generation". collector_paused (_lib.py) calls it after a
- * large answer is built with the collector paused: the young collections would otherwise walk
- * each of its fresh dicts and lists twice, cold (a third of a first getClusters sweep over 1M
- * points with properties), though none can be garbage while the caller holds the answer, and the
- * oldest generation is where they would end up. Refused (False) while the program keeps frozen
- * objects of its own (gc.get_freeze_count() > 0): unfreezing would thaw them. In C so that no
- * other thread runs between the calls: none of them runs Python code or lets go of the GIL. */
-static PyObject *gc_get_freeze_count, *gc_freeze, *gc_unfreeze;
-
-static PyObject *promote(PyObject *self, PyObject *noargs) {
-    (void)self, (void)noargs;
-    PyObject *count = PyObject_CallObject(gc_get_freeze_count, NULL);
-    if (count == NULL) return NULL;
-    int frozen = PyObject_IsTrue(count);
-    Py_DECREF(count);
-    if (frozen != 0) return frozen < 0 ? NULL : PyBool_FromLong(0);
-    PyObject *done = PyObject_CallObject(gc_freeze, NULL);
-    if (done == NULL) return NULL;
-    Py_DECREF(done);
-    if ((done = PyObject_CallObject(gc_unfreeze, NULL)) == NULL) return NULL;
-    Py_DECREF(done);
-    return PyBool_FromLong(1);
-}
-
 static PyMethodDef methods[] = {
     {"bare_points", bare_points, METH_O,
      "bare_points(features) -> bytearray | None | NotImplemented: the lng, lat doubles of a list of "
      "Point feature dicts, as cluster.py's _bare_points checks them"},
-    {"promote", promote, METH_NOARGS,
-     "promote() -> bool: the young generations' objects moved into the oldest, unexamined, unless "
-     "the program keeps frozen objects"},
     {"unpack", unpack, METH_VARARGS,
      "unpack(address, length) -> object: a MessagePack value the library wrote, as json.loads reads its text"},
     {"assemble", assemble, METH_VARARGS,
@@ -574,20 +547,6 @@ PyMODINIT_FUNC PyInit__dicts(void) {
     for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++) {
         if (*strings[i].to == NULL && (*strings[i].to = PyUnicode_InternFromString(strings[i].text)) == NULL)
             return NULL;
-    }
-    if (gc_freeze == NULL) {
-        PyObject *gc = PyImport_ImportModule("gc");
-        if (gc == NULL) return NULL;
-        gc_get_freeze_count = PyObject_GetAttrString(gc, "get_freeze_count");
-        gc_freeze = PyObject_GetAttrString(gc, "freeze");
-        gc_unfreeze = PyObject_GetAttrString(gc, "unfreeze");
-        Py_DECREF(gc);
-        if (gc_get_freeze_count == NULL || gc_freeze == NULL || gc_unfreeze == NULL) {
-            Py_CLEAR(gc_get_freeze_count);
-            Py_CLEAR(gc_freeze);
-            Py_CLEAR(gc_unfreeze);
-            return NULL;
-        }
     }
     return PyModule_Create(&module);
 }

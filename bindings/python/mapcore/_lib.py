@@ -285,24 +285,13 @@ except ImportError:  # pragma: no cover - the test environment installs orjson
 def collector_paused(large: bool) -> Iterator[None]:
     """Pauses the cycle collector while a large result is built (when `large`): building a
     million feature dicts triggers it again and again, which halves the speed, though none of
-    these objects can form a cycle. With the C extension, the young generations are collected
-    first, and what the build made is then moved into the oldest generation unexamined
-    (`_dicts.promote`), where surviving two young collections would have put it: those walked
-    each fresh dict and list once more, cold, a third of a first getClusters sweep over 1M points
-    (docs/NOTES.md, "The collector after a large answer"). Collecting first keeps the program's own
-    young garbage from being promoted with it; another thread's made during the build is, and
-    waits for the next full collection."""
+    these objects can form a cycle."""
     if not large or not gc.isenabled():
         yield
         return
-    promote = dicts is not None
-    if promote:
-        gc.collect(1)
     gc.disable()
     try:
         yield
-        if promote:
-            dicts.promote()
     finally:
         gc.enable()
 
