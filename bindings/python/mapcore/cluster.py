@@ -254,6 +254,9 @@ def _dicts_fetching(items: Any, kept: _Kept, fetch: Any, plain: bool) -> list[di
 _NUMBER = (int, float)
 _ID = (str, int, float)
 _PROPERTIES = (dict, type(None))
+#: What JSON arrays become: coordinates of any other kind (a dict, bytes, a range) are not a
+#: position, though they have a length and items.
+_ARRAYS = {list, tuple}
 
 
 def _bare_points(features: Sequence[Any]) -> array.array[float] | None:
@@ -275,7 +278,7 @@ def _bare_points(features: Sequence[Any]) -> array.array[float] | None:
                   if type(f) is dict and f["type"] == "Feature" and type(g := f["geometry"]) is dict
                   and g["type"] == "Point" and type(f.get("properties")) in _PROPERTIES
                   and type(f.get("id", 0)) in _ID]
-        if len(coords) != len(features):
+        if len(coords) != len(features) or not set(map(type, coords)) <= _ARRAYS:
             return None
         lengths = set(map(len, coords))
         if lengths != {2}:

@@ -252,6 +252,7 @@ def test_point_dicts_load_as_coordinates_first_and_answer_as_the_json_way(dict_p
 
 @pytest.mark.parametrize("bad, error", [
     ({"coordinates": [True, 2]}, mapcore.InvalidGeoJSONError),
+    ({"coordinates": {0: 50, 1: 60}}, mapcore.InvalidGeoJSONError),
     ({"coordinates": [1, "2"]}, mapcore.InvalidGeoJSONError),
     ({"coordinates": [1, 2, 3, 4]}, mapcore.UnsupportedError),
     ({"coordinates": [1, 2, None]}, mapcore.InvalidGeoJSONError),
@@ -546,6 +547,9 @@ _BARE_CASES = {
     "NaN": [_point((float("nan"), 2))],
     "an infinity": [_point((1, float("-inf")))],
     "near the largest double": [_point((1.7e308, 1.7e308))],
+    "coordinates a dict": [_point(geometry={"type": "Point", "coordinates": {0: 50, 1: 60}})],
+    "coordinates bytes": [_point(geometry={"type": "Point", "coordinates": b"\x05\x06"})],
+    "coordinates a range": [_point(geometry={"type": "Point", "coordinates": range(2)})],
 }
 
 
@@ -570,14 +574,12 @@ def test_c_bare_points_check_what_the_python_checks_do(case, monkeypatch):
 
 
 def test_c_bare_points_leave_to_python_what_only_python_can_judge():
-    """A type that is a str subclass, coordinates that are neither list nor tuple, a list
-    subclass, and a list that a key's __eq__ empties during the pass: NotImplemented, so the
-    Python checks decide (and the host does not crash)."""
+    """A type that is a str subclass, a list subclass, and a list that a key's __eq__ empties
+    during the pass: NotImplemented, so the Python checks decide (and the host does not crash)."""
     from mapcore import _lib
 
     bare = _lib.dicts.bare_points
     assert bare([_point(type=_Text("Feature"))]) is NotImplemented
-    assert bare([_point(geometry={"type": "Point", "coordinates": {0: 1, 1: 2}})]) is NotImplemented
     assert bare(type("L", (list,), {})([_point()])) is NotImplemented
     assert bare(iter([_point()])) is NotImplemented
     assert bytes(bare((_point((1.5, 2)),))) == struct.pack("=2d", 1.5, 2)
