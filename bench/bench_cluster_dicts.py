@@ -63,7 +63,7 @@ def main():
         t_ext = float("nan")
         if mapcore._lib.dicts is not None:  # the package's C extension (mapcore/_dicts.c)
             items = (mapcore.ClusterItem * n)(*map(mapcore.ClusterItem, ids, lngs, lats, counts))
-            t_ext, out = timed(lambda: mapcore._lib.dicts.assemble(ctypes.addressof(items), n, [], True))
+            t_ext, out = timed(lambda: mapcore._lib.dicts.assemble(ctypes.addressof(items), n, [], True, False))
             out = None
 
         rng = np.random.default_rng(1)

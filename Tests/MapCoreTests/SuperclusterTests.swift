@@ -636,6 +636,21 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.feature(i).prope
         }
     }
 
+    /// supercluster-cpp's point_count_abbreviated (MapLibre Native's clustered sources): always a
+    /// string; from 1,000 a stream set `fixed` writes the thousands with one decimal below
+    /// 10,000 (C's "%.1f": the double's exact value rounded, so 1.25 gives "1.2" and 9.95,
+    /// stored just below, "9.9") and with six from 10,000.
+    @Test func abbreviatedCountsAsSuperclusterCppWritesThem() {
+        let expected: [(Int, String)] = [
+            (2, "2"), (999, "999"), (1000, "1.0k"), (1250, "1.2k"), (1350, "1.4k"), (1450, "1.4k"),
+            (9950, "9.9k"), (9999, "10.0k"), (10000, "10.000000k"), (12000, "12.000000k"),
+            (123_456, "123.456000k"), (2_147_483_646, "2147483.646000k"),
+        ]
+        for (count, text) in expected {
+            #expect(Supercluster.abbreviated(count, cpp: true) == .string(text), "\(count)")
+        }
+    }
+
     // MARK: errors
 
     @Test func unknownClusterIDs() throws {

@@ -798,6 +798,97 @@ struct TilingFacts {
         }
     }
 
+    /// At the index's maxZoom (tolerance 0) geojson-vt JS keeps every line, ring and vertex;
+    /// geojson-vt-cpp 6.6.5, which MapLibre Native runs, keeps only lines and rings of some size
+    /// and vertices Douglas-Peucker marked at maxZoom's tolerance. Above maxZoom both drop them.
+    @Test func theDeepestZoomKeepsWhatEachCompatibilityKeeps() throws {
+        // A line with a vertex 1e-7 degrees off its chord (inside maxZoom 4's tolerance), a line
+        // and a ring of no size, and a ring of some size with one such vertex.
+        let text = #"""
+            {"type": "FeatureCollection", "features": [
+              {"type": "Feature", "properties": {"n": 0},
+               "geometry": {"type": "LineString", "coordinates": [[1, 1], [2, 1.0000001], [3, 1]]}},
+              {"type": "Feature", "properties": {"n": 1},
+               "geometry": {"type": "LineString", "coordinates": [[5, 5], [5, 5]]}},
+              {"type": "Feature", "properties": {"n": 2},
+               "geometry": {"type": "Polygon", "coordinates": [[[6, 6], [6, 6], [6, 6], [6, 6]]]}},
+              {"type": "Feature", "properties": {"n": 3},
+               "geometry": {"type": "Polygon", "coordinates": [[[8, 8], [9, 8.0000001], [10, 8], [9, 9], [8, 8]]]}}
+            ]}
+            """#
+        func tile(_ compatibility: String, z: Int) throws -> [String: Int] {
+            let index = try TileIndex(
+                try GeoJSONParser.parse(text),
+                options: try options(#"{"maxZoom": 4, "compatibility": "\#(compatibility)"}"#))
+            let x = z == 4 ? 8 : 0, y = z == 4 ? 7 : 0
+            // Feature n → how many positions it keeps.
+            var kept: [String: Int] = [:]
+            for f in index.tile(z: z, x: x, y: y) ?? [] {
+                let n = f.tags?["n"]?.doubleValue.map { String(Int($0)) } ?? "?"
+                kept[n] = f.geometry.reduce(0) { $0 + $1.count / 2 }
+            }
+            return kept
+        }
+        #expect(try tile("geojson-vt", z: 4) == ["0": 3, "1": 2, "2": 4, "3": 5])
+        #expect(try tile("maplibre-native", z: 4) == ["0": 2, "3": 4])
+        for compatibility in ["geojson-vt", "maplibre-native"] {
+            #expect(try tile(compatibility, z: 0) == ["0": 2, "3": 4], "\(compatibility)")
+        }
+    }
+
+    /// With lineMetrics, geojson-vt JS makes one feature of each line of a MultiLineString, each
+    /// tagged with its clip metrics; geojson-vt-cpp keeps the feature whole, untagged, in tiles no
+    /// clip cut it for, and makes a tagged line feature of each part where a clip cut it.
+    @Test func lineMetricsOfAMultiLineStringPerCompatibility() throws {
+        let text = #"""
+            {"type": "Feature", "properties": {"n": 0}, "geometry": {"type": "MultiLineString",
+             "coordinates": [[[0, 0], [10, 5], [20, 0]], [[0, 10], [20, 12]]]}}
+            """#
+        func tile(_ compatibility: String, _ z: Int, _ x: Int, _ y: Int) throws -> [TileFeature] {
+            let index = try TileIndex(
+                try GeoJSONParser.parse(text),
+                options: try options(#"{"maxZoom": 2, "lineMetrics": true, "compatibility": "\#(compatibility)"}"#))
+            return index.tile(z: z, x: x, y: y) ?? []
+        }
+        func metrics(_ f: TileFeature) -> [Double]? {
+            guard let s = f.tags?["mapbox_clip_start"]?.doubleValue, let e = f.tags?["mapbox_clip_end"]?.doubleValue
+            else { return nil }
+            return [s, e]
+        }
+        let js = try tile("geojson-vt", 0, 0, 0)
+        #expect(js.map { $0.geometry.count } == [1, 1])
+        #expect(js.map(metrics) == [[0, 1], [0, 1]])
+        // z0: no clip cuts it. z1 1/1/0 (the north-east quarter, to 1/128 of the world below
+        // the equator) holds it whole too. 1/1/1 (the south-east, from 1/128 above the equator)
+        // cuts the first line, which leaves it and comes back, and holds nothing of the second:
+        // two parts, each a line feature with its share of the first line.
+        for (z, y) in [(0, 0), (1, 0)] {
+            let whole = try tile("maplibre-native", z, z, y)
+            #expect(whole.count == 1 && whole.first?.geometry.count == 2, "\(z)/\(z)/\(y)")
+            #expect(whole.first.map(metrics) == .some(nil), "\(z)/\(z)/\(y)")
+        }
+        let cut = try tile("maplibre-native", 1, 1, 1)
+        #expect(cut.map { $0.geometry.count } == [1, 1])
+        let first = try #require(cut.first.flatMap(metrics)), second = try #require(cut.last.flatMap(metrics))
+        #expect(first[0] == 0 && first[1] > 0.1 && first[1] < 0.5, "from the line's start to where it leaves")
+        #expect(second[0] > 0.5 && second[0] < 0.9 && abs(second[1] - 1) < 1e-12, "from where it comes back")
+    }
+
+    /// Tile coordinates are rounded as JS's Math.round (halves up) or, as geojson-vt-cpp does, as
+    /// C's round (halves away from zero): they differ at negative halves. Longitude -360 / 2^15
+    /// lies half a unit left of tile 1/1/1 of extent 8192, in its buffer.
+    @Test func negativeHalvesAreRoundedPerCompatibility() throws {
+        let lng = -360.0 / 32768
+        let text = #"{"type": "Point", "coordinates": [\#(lng), 0]}"#
+        for (compatibility, x) in [("geojson-vt", 0.0), ("maplibre-native", -1.0)] {
+            let index = try TileIndex(
+                try GeoJSONParser.parse(text),
+                options: try options(#"{"extent": 8192, "compatibility": "\#(compatibility)"}"#))
+            #expect(index.tile(z: 1, x: 1, y: 1)?.first?.geometry == [[x, 0]], "\(compatibility)")
+            #expect(index.tile(z: 1, x: 0, y: 1)?.first?.geometry == [[8192, 0]], "\(compatibility)")
+        }
+    }
+
     @Test func extremeCoordinatesDoNotTrap() throws {
         let text = #"{"type": "LineString", "coordinates": [[-1e300, 89.99999999], [1e300, -89.9999999], [0, 0]]}"#
         let index = try TileIndex(try GeoJSONParser.parse(text), options: try options(#"{"indexMaxZoom": 2}"#))

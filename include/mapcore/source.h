@@ -57,8 +57,9 @@ typedef struct mc_source mc_source;
  *   filter             null     an expression or legacy filter
  *   maxImportBytes     536870912  the most bytes mc_source_import reads (decompressed), 512 MiB
  *   tileCompatibility  "maplibre-native"  whose tiles mc_source_get_tile makes: MapLibre
- *                               Native's GeoJSON source's, or "geojson-vt" (JS 4.0.2's); see
- *                               the compatibility option in mapcore/tile.h
+ *                               Native's GeoJSON source's, or "geojson-vt" (JS 4.0.2's, with
+ *                               supercluster JS's clusters); see the compatibility option in
+ *                               mapcore/tile.h and mc_source_get_tile
  * Features failing the filter stay in the source but are left out of the index and of
  * mc_source_get_clusters. The cluster index uses GL JS's derivation: extent 8192, radius =
  * clusterRadius * 16. buffer, tolerance and lineMetrics shape the tiles (mc_source_get_tile).
@@ -141,7 +142,14 @@ MC_API int mc_source_cluster_index(mc_source *source, mc_cluster_index **out);
  * wide (util::EXTENT), from the features that pass the filter:
  *   - clustering: supercluster's getTile over the cluster index (extent 8192, radius =
  *     clusterRadius * 16, maxZoom = clusterMaxZoom): points and clusters with their properties
- *     (cluster, cluster_id, point_count, point_count_abbreviated, clusterProperties).
+ *     (cluster, cluster_id, point_count, point_count_abbreviated, clusterProperties). With
+ *     tileCompatibility "maplibre-native", point_count_abbreviated is what MapLibre Native's
+ *     supercluster-cpp writes (always a string; "1.2k" for 1,250 and "12.000000k" for 12,000,
+ *     where supercluster JS writes "1.3k" and "12k"), in tiles and in every cluster query, and
+ *     tile coordinates are rounded as C's round. Cluster ids are supercluster JS's in both:
+ *     supercluster-cpp numbers clusters without the point count and gives a cluster that takes
+ *     in no neighbour a new id at each zoom, so a style that reads cluster_id or a cluster's
+ *     feature id sees other numbers in MapLibre Native.
  *   - otherwise: geojson-vt's getTile with maxZoom = the source's maxZoom (at most 24), extent
  *     8192, buffer = round(buffer * 16), tolerance = tolerance * 16, lineMetrics; indexMaxZoom 5
  *     and indexMaxPoints 100000 as geojson-vt's defaults; compatibility = tileCompatibility.

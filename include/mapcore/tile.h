@@ -44,12 +44,16 @@ typedef struct mc_tile_index mc_tile_index;
  *   generateId         false    give each feature its input index as tile feature id
  *   compatibility      "geojson-vt"  "geojson-vt": geojson-vt JS 4.0.2's tiles (its tests');
  *                               "maplibre-native": MapLibre Native's (geojson-vt-cpp 6.6.5's
- *                               simplification tie-break, polygon rings in their input
- *                               orientation as geojson-vt-cpp leaves them (a ring wound against
- *                               the feature's first ring's sense is reversed, so decoders that
- *                               group rings by winding still read holes), MVT written as
- *                               version 1 so that MapLibre Native fixes polygons up as for its
- *                               own GeoJSON tiles)
+ *                               simplification tie-break; at maxZoom, only lines and rings of
+ *                               some size and the vertices simplification marked, where JS keeps
+ *                               all; with lineMetrics, a MultiLineString kept whole and untagged
+ *                               where no clip cut it, as one line feature per part with its
+ *                               metrics where one did, where JS makes a feature of each line;
+ *                               polygon rings in their input orientation as geojson-vt-cpp
+ *                               leaves them (a ring wound against the feature's first ring's
+ *                               sense is reversed, so decoders that group rings by winding still
+ *                               read holes), MVT written as version 1 so that MapLibre Native
+ *                               fixes polygons up as for its own GeoJSON tiles)
  * `data` may be freed at once: the index keeps its own projected copy, and the features' ids
  * and properties, shared with `data`'s parsed value (not copied) while both live. Unknown keys
  * and bad values: MC_E_INVALID_ARGUMENT naming the option (promoteId and generateId together

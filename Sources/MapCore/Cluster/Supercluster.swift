@@ -200,15 +200,30 @@ public final class Supercluster: Sendable {
         props["cluster"] = .bool(true)
         props["cluster_id"] = .int(Int64(clusters[c].id))
         props["point_count"] = .int(Int64(count))
-        props["point_count_abbreviated"] = Self.abbreviated(count)
+        props["point_count_abbreviated"] = Self.abbreviated(count, cpp: options.maplibreNativeOutput)
         return props
     }
 
-    /// supercluster's point_count_abbreviated: the count below 1000, else "1.2k" / "16k".
-    static func abbreviated(_ count: Int) -> JSONValue {
+    /// supercluster's point_count_abbreviated: the count below 1000, else "1.2k" / "16k"; or
+    /// supercluster-cpp's (`cpp`): the count as a string, else the thousands in C's "%.1f" below
+    /// 10,000 and "%f" from it (a stream set `fixed`, its precision left at 6), then "k".
+    static func abbreviated(_ count: Int, cpp: Bool = false) -> JSONValue {
+        if cpp {
+            guard count >= 1000 else { return .string(String(count)) }
+            return .string(cFormat(count < 10000 ? "%.1f" : "%f", Double(count) / 1000) + "k")
+        }
         if count >= 10000 { return .string(JSNumber.format((Double(count) / 1000).jsRounded) + "k") }
         if count >= 1000 { return .string(JSNumber.format((Double(count) / 100).jsRounded / 10) + "k") }
         return .int(Int64(count))
+    }
+
+    /// `value` as C's printf formats it with `format` (one double conversion).
+    private static func cFormat(_ format: String, _ value: Double) -> String {
+        var buffer = [CChar](repeating: 0, count: 64)
+        let written = withVaList([value]) { args in vsnprintf(&buffer, buffer.count, format, args) }
+        guard written > 0 else { return "" }
+        return String(
+            decoding: buffer.prefix(min(Int(written), buffer.count - 1)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The item an id names: a point by its input index (0..<inputCount), or a cluster by its
@@ -352,6 +367,7 @@ public final class Supercluster: Sendable {
         let z2 = Double(tilesPerSide)
         let p = options.radius / options.extent
         let top = (Double(y) - p) / z2, bottom = (Double(y) + 1 + p) / z2
+        let cppRounding = options.maplibreNativeOutput
         var out: [TileItem] = []
         func add(minX: Double, maxX: Double, shiftX: Double) {
             withItemPositions { positions in
@@ -366,11 +382,11 @@ public final class Supercluster: Sendable {
                         px = clusters[c].x
                         py = clusters[c].y
                     }
+                    let tx = options.extent * (px * z2 - shiftX), ty = options.extent * (py * z2 - Double(y))
                     out.append(
-                        TileItem(
-                            item: item,
-                            x: (options.extent * (px * z2 - shiftX)).jsRounded,
-                            y: (options.extent * (py * z2 - Double(y))).jsRounded))
+                        cppRounding
+                            ? TileItem(item: item, x: tx.rounded(), y: ty.rounded())
+                            : TileItem(item: item, x: tx.jsRounded, y: ty.jsRounded))
                 }
             }
         }

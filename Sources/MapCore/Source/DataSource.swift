@@ -114,6 +114,7 @@ public struct DataSourceOptions: Sendable {
         o.maxZoom = effectiveClusterMaxZoom
         o.minPoints = clusterMinPoints
         o.generateId = generateId
+        o.maplibreNativeOutput = tileCompatibility == .maplibreNative
         return o
     }
 }

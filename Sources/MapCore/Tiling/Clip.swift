@@ -61,10 +61,20 @@ enum Clip {
         case .lines(let lines):
             var parts: [ProjectedLine] = []
             let polygon = feature.kind == .polygon
+            // With line metrics, a MultiLineString reaches here only as geojson-vt-cpp keeps it
+            // (geojson-vt JS makes one feature of each line): what a clip makes of it is one line
+            // feature per part, each with its line's metrics, as a clipped LineString's parts are.
+            let metrics = lineMetrics && !polygon
             for line in lines {
-                clipLine(line, into: &parts, k1, k2, axis, polygon: polygon, trackMetrics: false)
+                clipLine(line, into: &parts, k1, k2, axis, polygon: polygon, trackMetrics: metrics)
             }
             guard !parts.isEmpty else { return }
+            if metrics {
+                for part in parts {
+                    clipped.append(ProjectedFeature(ref: feature.ref, kind: .lineString, geometry: .line(part)))
+                }
+                return
+            }
             clipped.append(
                 polygon
                     ? ProjectedFeature(ref: feature.ref, kind: .polygon, geometry: .lines(parts))

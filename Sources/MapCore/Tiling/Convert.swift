@@ -158,8 +158,10 @@ enum Convert {
                 let l = line(0..<g.positionCount, polygon: false, bounds: true)
                 out.append(ProjectedFeature(ref: ref, kind: .lineString, geometry: .line(l), box: box))
             case .multiLineString:
-                if options.lineMetrics {
-                    // One feature per line, so each keeps its own metrics.
+                if options.lineMetrics && options.compatibility == .geojsonVT {
+                    // One feature per line, so each keeps its own metrics. geojson-vt-cpp keeps
+                    // the feature whole: its tiles hold it without metrics where no clip cut it,
+                    // and its lines as features with their metrics where one did (see Clip).
                     for range in parts() {
                         box = ProjectedBox()
                         let l = line(range, polygon: false, bounds: true)

@@ -76,17 +76,12 @@ final class IndexedTile {
     ) -> FlatFeatures {
         var flat = FlatFeatures(features: features.count, positions: positions, room: scratch.take(for: 2 * positions))
         let tolerance = z == options.maxZoom ? 0 : options.tolerance / (Double(1 << z) * options.extent)
-        // geojson-vt JS rewinds polygon rings; geojson-vt-cpp keeps them as given, and MapLibre
-        // Native's polygon fix-up (a wagyu union) outputs rings that depend on that orientation.
-        // MapCore keeps them too, but winds them consistently (see windConsistently).
-        let rewinds = options.compatibility == .geojsonVT
+        let rule = TileRules(options.compatibility, tolerance: tolerance)
         // Through a pointer: iterating the array copied each feature (a retain and a release).
         features.withUnsafeBufferPointer { all in
-            for i in all.indices {
-                flat.add(all[i], tolerance: tolerance, lineMetrics: options.lineMetrics, rewinds: rewinds)
-            }
+            for i in all.indices { flat.add(all[i], rule: rule, lineMetrics: options.lineMetrics) }
         }
-        flat.transform(extent: extent, z: z, x: x, y: y)
+        flat.transform(extent: extent, z: z, x: x, y: y, cppRounding: rule.cpp)
         scratch.give(flat.compact())
         return flat
     }
@@ -114,6 +109,43 @@ struct WrittenTile: Sendable {
     func mvt(layer: String, extent: Int, version: Int, into placement: BytePlacement) {
         guard !isEmpty else { return place([], placement) }
         written.features.mvt(layer: layer, extent: extent, version: version, inputs: inputs, into: placement)
+    }
+}
+
+/// How a tile is made of its features (geojson-vt JS's `createTile`, or geojson-vt-cpp 6.6.5's
+/// `InternalTile`, which MapLibre Native runs): what it keeps of their lines and rings at the
+/// tile's tolerance (0 at the index's maxZoom, else `tolerance / (2^z · extent)` in the unit
+/// square), whether it rewinds rings, and how it rounds to tile coordinates.
+struct TileRules {
+    let tolerance: Double
+    let sqTolerance: Double
+    /// Whether tiles are made as geojson-vt-cpp makes them: coordinates rounded as C's `round`,
+    /// and a line kept when longer than the tolerance, a ring when larger than its
+    /// square and a vertex when more important than that square, also at tolerance 0 (maxZoom),
+    /// where geojson-vt JS keeps every line, ring and vertex. So at maxZoom geojson-vt-cpp drops
+    /// lines and rings of no size and the vertices Douglas-Peucker left unmarked at maxZoom's
+    /// tolerance (within that tolerance of the simplified line); at other zooms the two differ only
+    /// where a size equals the tolerance exactly (JS keeps it).
+    let cpp: Bool
+    /// geojson-vt JS rewinds polygon rings; geojson-vt-cpp keeps them as given, and MapLibre
+    /// Native's polygon fix-up (a wagyu union) outputs rings that depend on that orientation.
+    /// MapCore keeps them too, but winds them consistently (see windConsistently).
+    let rewinds: Bool
+
+    init(_ compatibility: TilingOptions.Compatibility, tolerance: Double) {
+        self.tolerance = tolerance
+        sqTolerance = tolerance * tolerance
+        cpp = compatibility == .maplibreNative
+        rewinds = compatibility == .geojsonVT
+    }
+
+    /// Whether the vertices are kept whatever their importance (geojson-vt JS at maxZoom).
+    var keepsEveryVertex: Bool { !cpp && tolerance == 0 }
+
+    /// Whether a line (its length) or ring (its area) is big enough to be kept at all.
+    func keeps(_ line: ProjectedLine, polygon: Bool) -> Bool {
+        let limit = polygon ? sqTolerance : tolerance
+        return cpp ? line.size > limit : !(tolerance > 0 && line.size < limit)
     }
 }
 
@@ -196,7 +228,8 @@ private struct FlatFeatures: Sendable {
         return room
     }
 
-    mutating func add(_ feature: borrowing ProjectedFeature, tolerance: Double, lineMetrics: Bool, rewinds: Bool) {
+    mutating func add(_ feature: borrowing ProjectedFeature, rule: TileRules, lineMetrics: Bool) {
+        let rewinds = rule.rewinds
         let firstRun = runEnds.count
         var outerRings: [Bool] = []  // per kept polygon ring, when rings are not rewound
         switch feature.geometry {
@@ -214,19 +247,19 @@ private struct FlatFeatures: Sendable {
             }
             if coords.count > start { runEnds.append(coords.count) }
         case .line(let l):
-            addLine(l, tolerance: tolerance, polygon: false, outer: false, rewinds: rewinds)
+            addLine(l, rule: rule, polygon: false, outer: false)
         case .lines(let lines):
             let polygon = feature.kind == .polygon
             for (i, l) in lines.enumerated() {
                 let kept = runEnds.count
-                addLine(l, tolerance: tolerance, polygon: polygon, outer: i == 0, rewinds: rewinds)
+                addLine(l, rule: rule, polygon: polygon, outer: i == 0)
                 if polygon && !rewinds && runEnds.count > kept { outerRings.append(i == 0) }
             }
         case .polygons(let polygons):
             for polygon in polygons {
                 for (i, ring) in polygon.enumerated() {
                     let kept = runEnds.count
-                    addLine(ring, tolerance: tolerance, polygon: true, outer: i == 0, rewinds: rewinds)
+                    addLine(ring, rule: rule, polygon: true, outer: i == 0)
                     if !rewinds && runEnds.count > kept { outerRings.append(i == 0) }
                 }
             }
@@ -241,18 +274,16 @@ private struct FlatFeatures: Sendable {
         featureEnds.append(runEnds.count)
     }
 
-    /// Keeps the vertices important at this tolerance; drops a line shorter than the tolerance
-    /// and a ring smaller than its square.
-    private mutating func addLine(_ line: ProjectedLine, tolerance: Double, polygon: Bool, outer: Bool, rewinds: Bool) {
-        let sqTolerance = tolerance * tolerance
-        if tolerance > 0 && line.size < (polygon ? sqTolerance : tolerance) { return }
+    /// Keeps the vertices `rule` keeps; drops a line or ring it finds too small.
+    private mutating func addLine(_ line: ProjectedLine, rule: TileRules, polygon: Bool, outer: Bool) {
+        guard rule.keeps(line, polygon: polygon) else { return }
         let start = coords.count
         // Room for every pair, then each pair written and kept or not without a branch (which
         // vertices a zoom keeps is random to the CPU), then what was not kept taken off again.
         let pairs = line.coords.count / 3
         coords.append(contentsOf: repeatElement(0, count: 2 * pairs))
         var end = start
-        let keepAll = tolerance == 0
+        let keepAll = rule.keepsEveryVertex, sqTolerance = rule.sqTolerance
         line.coords.withUnsafeBufferPointer { c in
             coords.withUnsafeMutableBufferPointer { out in
                 for p in 0..<pairs {
@@ -263,7 +294,7 @@ private struct FlatFeatures: Sendable {
             }
         }
         coords.removeLast(coords.count - end)
-        if polygon && rewinds && (shoelace(start..<coords.count) > 0) == outer { reverse(start..<coords.count) }
+        if polygon && rule.rewinds && (shoelace(start..<coords.count) > 0) == outer { reverse(start..<coords.count) }
         runEnds.append(coords.count)
     }
 
@@ -316,10 +347,20 @@ private struct FlatFeatures: Sendable {
     }
 
     /// geojson-vt's `transform`: x, y from the unit square to integer tile coordinates.
-    mutating func transform(extent: Double, z: Int, x: Int, y: Int) {
+    /// To integer tile coordinates: rounded as JS's Math.round (halves up), or as C's round
+    /// (halves away from zero: geojson-vt-cpp's), which differ at negative halves, in the buffer.
+    mutating func transform(extent: Double, z: Int, x: Int, y: Int, cppRounding: Bool) {
         let z2 = Double(1 << z), tx = Double(x), ty = Double(y)
         coords.withUnsafeMutableBufferPointer { c in
             var i = 0
+            if cppRounding {
+                while i + 1 < c.count {
+                    c[i] = (extent * (c[i] * z2 - tx)).rounded()
+                    c[i + 1] = (extent * (c[i + 1] * z2 - ty)).rounded()
+                    i += 2
+                }
+                return
+            }
             while i + 1 < c.count {
                 c[i] = (extent * (c[i] * z2 - tx)).jsRounded
                 c[i + 1] = (extent * (c[i + 1] * z2 - ty)).jsRounded

@@ -62,6 +62,19 @@ static PyObject *abbreviated(int64_t count) {
     return PyUnicode_FromString(text);
 }
 
+/* supercluster-cpp's point_count_abbreviated (MapLibre Native's clustered sources; the library's
+ * Supercluster.abbreviated with `cpp`, cluster.py `_abbreviated` with `cpp`): always a string;
+ * from 1000 the thousands as C's "%.1f" below 10000 and "%f" from it (a C++ stream set `fixed`,
+ * its precision left at 6), then "k". */
+static PyObject *abbreviated_cpp(int64_t count) {
+    char text[64];
+    if (count < 1000)
+        snprintf(text, sizeof text, "%lld", (long long)count);
+    else
+        snprintf(text, sizeof text, count < 10000 ? "%.1fk" : "%fk", (double)count / 1000);
+    return PyUnicode_FromString(text);
+}
+
 /* d[key] = value, taking the reference to value (which may be NULL after a failed call). */
 static int set_new(PyObject *d, PyObject *key, PyObject *value) {
     if (value == NULL) return -1;
@@ -78,8 +91,8 @@ static PyObject *coordinate(double d) {
 }
 
 /* The feature of a cluster without clusterProperties, as the library writes it: the same keys
- * in the same order as cluster.py's `_cluster_dict`. */
-static PyObject *cluster_dict(const item *it) {
+ * in the same order as cluster.py's `_cluster_dict` (`cpp`: supercluster-cpp's abbreviation). */
+static PyObject *cluster_dict(const item *it, int cpp) {
     PyObject *feature = PyDict_New(), *properties = PyDict_New(), *geometry = PyDict_New(),
              *coordinates = PyList_New(2);
     if (feature == NULL || properties == NULL || geometry == NULL || coordinates == NULL) goto fail;
@@ -90,7 +103,8 @@ static PyObject *cluster_dict(const item *it) {
     if (PyDict_SetItem(properties, s_cluster, Py_True) < 0 ||
         set_new(properties, s_cluster_id, PyLong_FromLongLong(it->id)) < 0 ||
         set_new(properties, s_point_count, PyLong_FromLongLong(it->point_count)) < 0 ||
-        set_new(properties, s_point_count_abbreviated, abbreviated(it->point_count)) < 0)
+        set_new(properties, s_point_count_abbreviated,
+                (cpp ? abbreviated_cpp : abbreviated)(it->point_count)) < 0)
         goto fail;
     if (PyDict_SetItem(geometry, s_type, s_point) < 0 || PyDict_SetItem(geometry, s_coordinates, coordinates) < 0)
         goto fail;
@@ -109,17 +123,18 @@ fail:
     return NULL;
 }
 
-/* assemble(address, count, points, clusters) -> list: the answer's features in the items'
+/* assemble(address, count, points, clusters, cpp) -> list: the answer's features in the items'
  * order. A point is points[id] itself (a borrowed dict made a new reference: the same object
- * in every answer); a cluster is a new dict when `clusters` is true, else None (its feature is
- * fetched from the library by the caller). */
+ * in every answer); a cluster is a new dict when `clusters` is true (its count abbreviated as
+ * supercluster-cpp does when `cpp` is), else None (its feature is fetched from the library by
+ * the caller). */
 static PyObject *assemble(PyObject *self, PyObject *args) {
     PyObject *address, *points;
     Py_ssize_t count;
-    int clusters;
+    int clusters, cpp;
     const item *items;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OnO!p", &address, &count, &PyList_Type, &points, &clusters) ||
+    if (!PyArg_ParseTuple(args, "OnO!pp", &address, &count, &PyList_Type, &points, &clusters, &cpp) ||
         parse_items(address, count, &items) < 0)
         return NULL;
     PyObject *out = PyList_New(count);
@@ -128,7 +143,7 @@ static PyObject *assemble(PyObject *self, PyObject *args) {
         const item *it = &items[i];
         PyObject *value;
         if (it->point_count != 1) {
-            value = clusters ? cluster_dict(it) : (Py_INCREF(Py_None), Py_None);
+            value = clusters ? cluster_dict(it, cpp) : (Py_INCREF(Py_None), Py_None);
         } else {
             /* Bounds-checked (IndexError), and read afresh for each item: making a cluster's
              * dict may run a collection, whose finalizers may change the list. */
@@ -513,7 +528,7 @@ static PyMethodDef methods[] = {
     {"unpack", unpack, METH_VARARGS,
      "unpack(address, length) -> object: a MessagePack value the library wrote, as json.loads reads its text"},
     {"assemble", assemble, METH_VARARGS,
-     "assemble(address, count, points, clusters) -> list: an answer's features from its items"},
+     "assemble(address, count, points, clusters, cpp) -> list: an answer's features from its items"},
     {"missing", missing, METH_VARARGS,
      "missing(address, count, points) -> list: ids of the answer's points not fetched yet"},
     {NULL, NULL, 0, NULL},

@@ -126,9 +126,14 @@ def _leaf_limit(limit: float | None) -> int:
     return int(limit)
 
 
-def _abbreviated(count: int) -> int | str:
+def _abbreviated(count: int, cpp: bool = False) -> int | str:
     """supercluster's point_count_abbreviated (the library's Supercluster.abbreviated; a test
-    checks the two agree): the count below 1000, else "1.2k" / "16k" with JavaScript rounding."""
+    checks the two agree): the count below 1000, else "1.2k" / "16k" with JavaScript rounding.
+    `cpp`: supercluster-cpp's (MapLibre Native's): always a string, from 1000 the thousands as
+    C's "%.1f" below 10000 and "%f" from it ("1.2k" for 1250, "12.000000k"), which Python's %
+    formats the same (the exact value, correctly rounded)."""
+    if cpp:
+        return str(count) if count < 1000 else ("%.1fk" if count < 10000 else "%fk") % (count / 1000)
     if count >= 10000:
         return f"{math.floor(count / 1000 + 0.5)}k"
     if count >= 1000:
@@ -154,13 +159,14 @@ def _pick(dicts: Sequence[Any], ids: list[int]) -> list[Any]:
     return list(operator.itemgetter(*ids)(dicts)) if len(ids) > 1 else [dicts[ids[0]]]
 
 
-def _put_clusters(out: list[Any], at: list[int], items: Any) -> None:
-    """Cluster dicts made here (no clusterProperties) in the places `at` of out."""
+def _put_clusters(out: list[Any], at: list[int], items: Any, cpp: bool) -> None:
+    """Cluster dicts made here (no clusterProperties) in the places `at` of out (`cpp`: counts
+    abbreviated as supercluster-cpp does)."""
     unpack = _ITEM.unpack_from
     view = memoryview(items).cast("B")
     for k in at:
         cid, lng, lat, count = unpack(view, _ITEM.size * k)
-        out[k] = _cluster_dict(cid, lng, lat, count)
+        out[k] = _cluster_dict(cid, lng, lat, count, cpp)
 
 
 def _dicts_of_items(items: Any, inputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -171,13 +177,13 @@ def _dicts_of_items(items: Any, inputs: list[dict[str, Any]]) -> list[dict[str, 
         return []
     with collector_paused(len(items) > 10000):
         if _lib.dicts is not None:
-            out: list[dict[str, Any]] = _lib.dicts.assemble(ctypes.addressof(items), len(items), inputs, True)
+            out: list[dict[str, Any]] = _lib.dicts.assemble(ctypes.addressof(items), len(items), inputs, True, False)
             return out
         ids, clusters = _ids_and_clusters(items)
         for k in clusters:
             ids[k] = 0  # any input: the cluster takes its place below
         out = _pick(inputs, ids)
-        _put_clusters(out, clusters, items)
+        _put_clusters(out, clusters, items, False)
     return out
 
 
@@ -187,11 +193,12 @@ def _coordinate(v: float) -> int | float:
     return int(v) if v.is_integer() and abs(v) < 1e15 else v
 
 
-def _cluster_dict(cid: int, lng: float, lat: float, count: int) -> dict[str, Any]:
-    """A cluster's feature as the library writes it when there are no clusterProperties."""
+def _cluster_dict(cid: int, lng: float, lat: float, count: int, cpp: bool = False) -> dict[str, Any]:
+    """A cluster's feature as the library writes it when there are no clusterProperties (`cpp`:
+    in a data source's maplibre-native compatibility)."""
     return {"type": "Feature", "id": cid,
             "properties": {"cluster": True, "cluster_id": cid, "point_count": count,
-                           "point_count_abbreviated": _abbreviated(count)},
+                           "point_count_abbreviated": _abbreviated(count, cpp)},
             "geometry": {"type": "Point", "coordinates": [_coordinate(lng), _coordinate(lat)]}}
 
 
@@ -220,17 +227,18 @@ class _Kept:
                 need[cid] = 0
 
 
-def _dicts_fetching(items: Any, kept: _Kept, fetch: Any, plain: bool) -> list[dict[str, Any]]:
+def _dicts_fetching(items: Any, kept: _Kept, fetch: Any, plain: bool, cpp: bool) -> list[dict[str, Any]]:
     """The same, for an index whose features only the library holds: a point is the dict kept
     for it, else fetched now (fetch(ids) -> features, one call for all) and kept; a cluster is
-    made here (`plain`: no clusterProperties) or fetched, new each time."""
+    made here (`plain`: no clusterProperties; `cpp`: counts abbreviated as supercluster-cpp
+    does) or fetched, new each time."""
     if not len(items):
         return []
     with collector_paused(len(items) > 10000):
         if _lib.dicts is not None:
             address = ctypes.addressof(items)
             kept.add(_lib.dicts.missing(address, len(items), kept.dicts), fetch)
-            out: list[dict[str, Any]] = _lib.dicts.assemble(address, len(items), kept.dicts, plain)
+            out: list[dict[str, Any]] = _lib.dicts.assemble(address, len(items), kept.dicts, plain, cpp)
             if plain:
                 return out
             ids, clusters = _ids_and_clusters(items)
@@ -243,7 +251,7 @@ def _dicts_fetching(items: Any, kept: _Kept, fetch: Any, plain: bool) -> list[di
             kept.add(list(compress(ids, map(kept.need.__getitem__, ids))), fetch)
             out = _pick(kept.dicts, ids)
             if plain:
-                _put_clusters(out, clusters, items)
+                _put_clusters(out, clusters, items, cpp)
                 return out
         if clusters:
             for k, feature in zip(clusters, fetch(cluster_ids)):
@@ -321,7 +329,7 @@ def _features(text: bytes) -> list[dict[str, Any]]:
 class _Index(Handle):
     """Queries shared by Supercluster and a DataSource's frozen index view."""
 
-    __slots__ = ("_level_items", "_fetched", "_plain")
+    __slots__ = ("_level_items", "_fetched", "_plain", "_cpp_counts")
     _free = staticmethod(lib.mc_cluster_index_free)
     _level_items: dict[int, int] | None
     #: Point features fetched from the library by input index, for indexes whose features only
@@ -329,6 +337,9 @@ class _Index(Handle):
     _fetched: _Kept | None
     #: Known to have no clusterProperties: cluster dicts are then made here, not fetched.
     _plain: bool
+    #: Cluster counts abbreviated as supercluster-cpp does (a data source's maplibre-native
+    #: compatibility), when cluster dicts are made here.
+    _cpp_counts: bool
 
     def _room_for(self, zoom: float) -> int:
         """Items at the level a zoom reads: no bbox holds more, so one call fills the array.
@@ -363,7 +374,8 @@ class _Index(Handle):
             kept = getattr(self, "_fetched", None)
             if kept is None:
                 kept = self._fetched = _Kept(self.stats()["points"])
-            return _dicts_fetching(items, kept, self._fetch, getattr(self, "_plain", False))
+            return _dicts_fetching(items, kept, self._fetch, getattr(self, "_plain", False),
+                                   getattr(self, "_cpp_counts", False))
 
     def _fetch(self, ids: list[int]) -> list[dict[str, Any]]:
         """The features of the items `ids` names, as the library writes them."""
@@ -498,6 +510,7 @@ class Supercluster(_Index):
         self._inputs = None
         self._pending = None
         self._plain = not cluster_properties
+        self._cpp_counts = False
         self._inputs_lock = threading.Lock()
 
     @classmethod
@@ -508,6 +521,7 @@ class Supercluster(_Index):
         obj._inputs = None
         obj._pending = None
         obj._plain = False
+        obj._cpp_counts = False
         obj._inputs_lock = threading.Lock()
         return obj
 

@@ -248,6 +248,7 @@ class DataSource(Handle):
             view = snap.cluster_index() if options.get("cluster") else None
         if view is not None:
             view._plain = not options.get("clusterProperties")
+            view._cpp_counts = options.get("tileCompatibility") == "maplibre-native"
         self._view = (version, view)
         return view
 

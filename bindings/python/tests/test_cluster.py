@@ -443,10 +443,16 @@ def test_c_dicts_make_clusters_as_the_python_passes_do():
     counts = [2, 999, 1000, 1049, 1050, 1051, 1949, 1950, 9949, 9950, 9999, 10000, 10499, 10500, 99999, 999_499,
               999_500, 2**40, 2**53 + 1]
     rows = [(i * 32 + 5, -179.5 + i, 85.0 - i, c) for i, c in enumerate(counts)]
-    got = _dicts.assemble(ctypes.addressof(items := _items(rows)), len(items), [], True)
+    got = _dicts.assemble(ctypes.addressof(items := _items(rows)), len(items), [], True, False)
     assert got == [_cluster_dict(*row) for row in rows]
     assert [f["properties"]["point_count_abbreviated"] for f in got[:10]] == \
         [2, 999, "1k", "1k", "1.1k", "1.1k", "1.9k", "2k", "9.9k", "10k"]
+    # supercluster-cpp's (a data source's maplibre-native compatibility): C's "%.1f" and "%f".
+    cpp = _dicts.assemble(ctypes.addressof(items), len(items), [], True, True)
+    assert cpp == [_cluster_dict(*row, cpp=True) for row in rows]
+    assert [f["properties"]["point_count_abbreviated"] for f in cpp[:13]] == \
+        ["2", "999", "1.0k", "1.0k", "1.1k", "1.1k", "1.9k", "1.9k", "9.9k", "9.9k", "10.0k", "10.000000k",
+         "10.499000k"]
     assert all(type(f["geometry"]["coordinates"][0]) is float and type(f["id"]) is int for f in got)
     # Keys and order as the library writes them (json.dumps keeps insertion order).
     assert json.dumps(got[0]) == json.dumps(_cluster_dict(*rows[0]))
@@ -462,11 +468,11 @@ def test_c_dicts_hand_back_the_kept_points_and_hold_no_stray_references():
     def refs():
         return [sys.getrefcount(points[k]) for k in range(4)]
     before = refs()
-    got = _dicts.assemble(ctypes.addressof(items), len(items), points, False)
+    got = _dicts.assemble(ctypes.addressof(items), len(items), points, False, False)
     assert got[0] is points[2] and got[1] is points[0] and got[2] is None and got[3] is points[2]
     during = refs()
     assert [b - a for a, b in zip(before, during)] == [1, 0, 2, 0]
-    made = _dicts.assemble(ctypes.addressof(items), len(items), points, True)
+    made = _dicts.assemble(ctypes.addressof(items), len(items), points, True, False)
     # The cluster's dicts are held as a dict Python makes holds them: by their feature only.
     from mapcore.cluster import _cluster_dict
     cluster, python = made[2], [_cluster_dict(7, 1.5, 2.5, 3)]
@@ -484,7 +490,7 @@ def test_c_dicts_hand_back_the_kept_points_and_hold_no_stray_references():
     assert _dicts.missing(ctypes.addressof(items), len(items), points) == []
     points[0] = None
     assert _dicts.missing(ctypes.addressof(items), len(items), points) == [0]
-    assert _dicts.assemble(0, 0, [], True) == [] and _dicts.missing(0, 0, []) == []
+    assert _dicts.assemble(0, 0, [], True, False) == [] and _dicts.missing(0, 0, []) == []
 
 
 @pytest.mark.parametrize("call", ["assemble", "missing"])
@@ -493,7 +499,7 @@ def test_c_dicts_refuse_what_they_cannot_read(call):
     that are not a list: errors, not a crash."""
     from mapcore._lib import dicts as _dicts
     fn = getattr(_dicts, call)
-    extra = (True,) if call == "assemble" else ()
+    extra = (True, False) if call == "assemble" else ()
     points = [{"type": "Feature"}] * 3
     for bad_id in (3, -1, 2**62, -(2**63)):
         items = _items([(0, 0, 0, 1), (bad_id, 0, 0, 1)])

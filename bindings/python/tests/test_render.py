@@ -71,9 +71,9 @@ def pool():
     return mapli.RenderPool()
 
 
-def _layers(kind, source_layer=None, antialias=True):
+def _layers(kind, source_layer=None, antialias=True, paint_of=None):
     extra = {"source-layer": source_layer} if source_layer else {}
-    paint = {
+    paint = paint_of or {
         "fill": {"fill-color": "#3366cc", "fill-opacity": 0.6, "fill-outline-color": "#112244",
                  "fill-antialias": antialias},
         "line": {"line-color": "#aa0000", "line-width": 1.5},
@@ -84,13 +84,16 @@ def _layers(kind, source_layer=None, antialias=True):
     return [background] + [dict({"id": k, "type": k, "source": "s", "paint": paint[k]}, **extra) for k in kind]
 
 
-def _render_both(pool, data, kinds, bbox, source_options=None, tiles_from=None, size=256, antialias=True):
+def _render_both(pool, data, kinds, bbox, source_options=None, tiles_from=None, size=256, antialias=True,
+                 paint_of=None):
     """Renders `data` through MapLibre's GeoJSON source and through MapCore's tiles of a
-    DataSource with the same options (or of `tiles_from`); returns both images."""
+    DataSource with the same options (or of `tiles_from`); returns both images. `paint_of`: the
+    paint of each layer type, instead of _layers' own."""
     source_options = source_options or {}
     geojson_source = {"type": "geojson", "data": data}
     geojson_source.update({k: v for k, v in source_options.items() if k in
-                           ("cluster", "clusterRadius", "clusterMaxZoom", "maxzoom", "buffer", "tolerance")})
+                           ("cluster", "clusterRadius", "clusterMaxZoom", "maxzoom", "buffer", "tolerance",
+                            "lineMetrics")})
     if tiles_from is None:
         tiles_from = mapcore.DataSource(**_snake(source_options))
         tiles_from.add(data)
@@ -101,14 +104,14 @@ def _render_both(pool, data, kinds, bbox, source_options=None, tiles_from=None, 
     images = []
     for style_id, source, source_layer in ((f"{name}-a", geojson_source, None), (f"{name}-b", vector_source, "data")):
         pool.register_style(style_id, json={"version": 8, "sources": {"s": source},
-                                            "layers": _layers(kinds, source_layer, antialias)})
+                                            "layers": _layers(kinds, source_layer, antialias, paint_of)})
         images.append(decode_png(pool.render_from_bounds(style_id, bbox=bbox, width=size, height=size)))
     return images
 
 
 def _snake(options):
     names = {"cluster": "cluster", "clusterRadius": "cluster_radius", "clusterMaxZoom": "cluster_max_zoom",
-             "maxzoom": "max_zoom", "buffer": "buffer", "tolerance": "tolerance"}
+             "maxzoom": "max_zoom", "buffer": "buffer", "tolerance": "tolerance", "lineMetrics": "line_metrics"}
     return {names[k]: v for k, v in options.items()}
 
 
@@ -132,6 +135,19 @@ VIEWS = {
 def test_polygons_render_as_maplibre_renders_its_geojson_source(pool, view):
     a, b = _render_both(pool, US_STATES, ("fill", "line"), VIEWS[view])
     assert _drawn(a) > 0.05
+    assert _differing(a, b) <= MAX_DIFFERING
+
+
+DEEP_VIEWS = {"chesapeake": (-77.2, 37.0, -75.6, 39.6), **{k: VIEWS[k] for k in ("states", "city")}}
+
+
+@pytest.mark.parametrize("view", DEEP_VIEWS)
+def test_the_source_maxzoom_renders_as_maplibre_renders_it(pool, view):
+    """Views deeper than the source's maxzoom (4), drawn from its maxzoom tiles: there
+    geojson-vt-cpp keeps only the vertices Douglas-Peucker marked at that zoom's tolerance, where
+    geojson-vt JS keeps all (before MapCore followed it there, 0.1-0.4% of these pixels differed)."""
+    a, b = _render_both(pool, US_STATES, ("fill", "line"), DEEP_VIEWS[view], source_options={"maxzoom": 4})
+    assert _drawn(a) > 0.01
     assert _differing(a, b) <= MAX_DIFFERING
 
 
@@ -174,6 +190,36 @@ def test_clusters_render_as_maplibre_renders_its_clustered_source(pool, bbox):
     assert _differing(a, b) <= MAX_DIFFERING
 
 
+def _crowds():
+    """Crowds of 12,000, 1,250 and 999 points (seeded), which cluster into one each."""
+    rng = np.random.default_rng(7)
+    features = []
+    for count, (lng, lat) in ((12000, (10, 10)), (1250, (-40, 20)), (999, (60, -20))):
+        for x, y in rng.random((count, 2)):
+            features.append({"type": "Feature", "properties": {},
+                             "geometry": {"type": "Point", "coordinates": [lng + float(x), lat + float(y)]}})
+    return {"type": "FeatureCollection", "features": features}
+
+
+def test_cluster_abbreviations_render_as_maplibre_renders_them(pool):
+    """point_count_abbreviated, which cluster labels show: MapLibre Native's supercluster-cpp
+    writes "12.000000k", "1.2k" and "999" (a string) where supercluster JS writes "12k", "1.3k"
+    and 999. A style that sizes circles by it draws the same from MapCore's tiles; tiles with
+    supercluster JS's abbreviations (geojson-vt compatibility) are the control."""
+    crowds = _crowds()
+    options = {"cluster": True, "clusterRadius": 50}
+    paint = {"circle": {"circle-radius": ["match", ["get", "point_count_abbreviated"],
+                                          "12.000000k", 20, "1.2k", 15, "999", 10, "12k", 6, "1.3k", 5, 3]}}
+    a, b = _render_both(pool, crowds, ("circle",), (-60, -40, 120, 50), source_options=options, paint_of=paint)
+    assert _drawn(a) > 0.01
+    assert _differing(a, b) <= MAX_DIFFERING
+    js = mapcore.DataSource(cluster=True, cluster_radius=50, tile_compatibility="geojson-vt")
+    js.add(crowds)
+    a, b = _render_both(pool, crowds, ("circle",), (-60, -40, 120, 50), source_options=options, paint_of=paint,
+                        tiles_from=js)
+    assert _differing(a, b) > MAX_DIFFERING
+
+
 def _live(data, options, diffs):
     """A source that received `diffs` one by one after `data`, and the GeoJSON it then holds."""
     source = mapcore.DataSource(**_snake(options))
@@ -206,6 +252,31 @@ def test_a_source_after_live_updates_renders_as_maplibre_renders_the_same_data(p
         a, b = _render_both(pool, now, ("circle",), bbox, source_options=options, tiles_from=source)
         assert _drawn(a) > 0.005
         assert _differing(a, b) <= MAX_DIFFERING
+
+
+# A line-gradient (which needs lineMetrics) over lines that tiles cut, a MultiLineString among them.
+GRADIENT = {"line": {"line-width": 8, "line-gradient": ["interpolate", ["linear"], ["line-progress"],
+                                                        0, "#0000ff", 1, "#ff0000"]}}
+METRICS_DATA = {"type": "FeatureCollection", "features": [
+    {"type": "Feature", "properties": {},
+     "geometry": {"type": "MultiLineString", "coordinates": [[[0, 0], [10, 5], [20, 0]], [[0, 10], [20, 12]]]}},
+    {"type": "Feature", "properties": {},
+     "geometry": {"type": "MultiLineString", "coordinates": [[[-30, 30], [30, 35]], [[-20, 40], [0, 45]]]}},
+    {"type": "Feature", "properties": {},
+     "geometry": {"type": "LineString", "coordinates": [[0, -10], [30, -8], [60, -10]]}},
+]}
+
+
+@pytest.mark.parametrize("bbox", [(-35, -15, 65, 50), (-2, -2, 8, 8), (8, -12, 40, 14)])
+def test_line_metrics_render_as_maplibre_renders_them(pool, bbox):
+    """line-progress, from the mapbox_clip_start/end tags lineMetrics adds. geojson-vt-cpp (unlike
+    geojson-vt JS) keeps a MultiLineString whole, so MapLibre Native draws it without progress
+    except where a tile's clip cut it into lines (before MapCore followed it, 2-3% of these pixels
+    differed)."""
+    a, b = _render_both(pool, METRICS_DATA, ("line",), bbox, source_options={"lineMetrics": True},
+                        paint_of=GRADIENT)
+    assert _drawn(a) > 0.01
+    assert _differing(a, b) <= MAX_DIFFERING
 
 
 MIXED_VIEWS = {

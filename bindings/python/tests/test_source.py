@@ -406,12 +406,30 @@ def test_clustered_source_dicts_are_the_features_the_library_writes_and_follow_w
     source.set(PLACES)
     top = [f for f in source.clusters(WORLD, 0) if f["properties"].get("cluster")]
     assert source.leaves(top[0], limit=math.inf) and source.children(top[0])
-    # Without aggregates the cluster dicts are made in Python: the same features.
-    plain_clusters = _source_with_places(cluster=True, cluster_radius=80)
-    assert plain_clusters._index_view()._plain
-    written_plain = json.loads(take_bytes(lambda buf: lib.mc_source_get_clusters(
-        plain_clusters._handle, _bbox(WORLD), 2.0, 0, buf)))["features"]
-    assert plain_clusters.clusters(WORLD, 2) == written_plain
+    # Without aggregates the cluster dicts are made in Python: the same features, with
+    # point_count_abbreviated as supercluster-cpp writes it (always a string) in MapLibre Native's
+    # compatibility (the default), as supercluster JS does in geojson-vt's.
+    for compatibility, kind in (("geojson-vt", int), ("maplibre-native", str)):
+        plain_clusters = _source_with_places(cluster=True, cluster_radius=80, tile_compatibility=compatibility)
+        assert plain_clusters._index_view()._plain
+        written_plain = json.loads(take_bytes(lambda buf: lib.mc_source_get_clusters(
+            plain_clusters._handle, _bbox(WORLD), 2.0, 0, buf)))["features"]
+        assert plain_clusters.clusters(WORLD, 2) == written_plain
+        abbreviations = {type(f["properties"]["point_count_abbreviated"])
+                         for f in written_plain if f["properties"].get("cluster")}
+        assert abbreviations == {kind}
+    # Counts past 1,000 and 10,000, where the two formats part (the render test shows MapLibre
+    # Native's): the dicts made here equal the library's.
+    crowds = [{"type": "Feature", "properties": {}, "geometry": {"type": "Point", "coordinates": [
+        lng + (i % 97) / 100, lat + (i // 97) / 200]}} for count, lng, lat in ((12000, 10, 10), (1250, -40, 20))
+        for i in range(count)]
+    for compatibility, expected in (("geojson-vt", {"12k", "1.3k"}), ("maplibre-native", {"12.000000k", "1.2k"})):
+        big = mapcore.DataSource(cluster=True, tile_compatibility=compatibility)
+        big.add(crowds)
+        written_big = json.loads(take_bytes(lambda buf: lib.mc_source_get_clusters(
+            big._handle, _bbox(WORLD), 0.0, 0, buf)))["features"]
+        assert big.clusters(WORLD, 0) == written_big
+        assert {f["properties"]["point_count_abbreviated"] for f in written_big} == expected
     # Unclustered sources still give their features; close() lets go of the view.
     plain = _source_with_places()
     assert plain._index_view() is None and len(plain.clusters(WORLD, 3)) == 162  # one place lies beyond 85°S
