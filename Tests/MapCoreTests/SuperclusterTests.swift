@@ -651,6 +651,42 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.feature(i).prope
         }
     }
 
+    /// The locale-free fixed-point writer against glibc's printf in this process's "C" locale: every
+    /// count to 10,100 (past both formats' edges), then a sparse sweep and the largest.
+    @Test func fixedWritesAsPrintfDoesInTheCLocale() {
+        func printf(_ value: Double, _ decimals: Int) -> String {
+            var buffer = [CChar](repeating: 0, count: 64)
+            let n = withVaList([value]) { vsnprintf(&buffer, buffer.count, "%.\(decimals)f", $0) }
+            return String(decoding: buffer.prefix(Int(n)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        var counts = Array(1000...10_100) + Array(stride(from: 10_101, to: 100_000_000, by: 9_973))
+        counts += [Int(Int32.max), 999_999_999_999, (1 << 53) - 1]
+        var differing: [Int] = []
+        for count in counts {
+            let value = Double(count) / 1000
+            for decimals in [1, 6] where Supercluster.fixed(value, decimals: decimals) != printf(value, decimals) {
+                differing.append(count)
+            }
+        }
+        #expect(differing.isEmpty, "\(differing.prefix(10))")
+        #expect(Supercluster.fixed(2.5, decimals: 0) == "2" && Supercluster.fixed(3.5, decimals: 0) == "4")
+    }
+
+    /// getTile rounds as JS's Math.round (halves up) or, with `maplibreNativeOutput`, as
+    /// supercluster-cpp's C round (halves away from zero): longitude -360 / 2^15 lies half a unit
+    /// left of tile 1/1/1 at extent 8192, in its radius margin.
+    @Test func tileRoundingPerOutput() throws {
+        for (native, x) in [(false, 0.0), (true, -1.0)] {
+            let sc = try index([Feature(geometry: .point(-360.0 / 32768, 0))]) {
+                $0.extent = 8192
+                $0.radius = 640
+                $0.maplibreNativeOutput = native
+            }
+            #expect(try sc.tile(z: 1, x: 1, y: 1).map { [$0.x, $0.y] } == [[x, 0]], "\(native)")
+            #expect(try sc.tile(z: 1, x: 0, y: 1).map { [$0.x, $0.y] } == [[8192, 0]], "\(native)")
+        }
+    }
+
     // MARK: errors
 
     @Test func unknownClusterIDs() throws {

@@ -44,11 +44,13 @@ typedef struct mc_tile_index mc_tile_index;
  *   generateId         false    give each feature its input index as tile feature id
  *   compatibility      "geojson-vt"  "geojson-vt": geojson-vt JS 4.0.2's tiles (its tests');
  *                               "maplibre-native": MapLibre Native's (geojson-vt-cpp 6.6.5's
- *                               simplification tie-break; at maxZoom, only lines and rings of
- *                               some size and the vertices simplification marked, where JS keeps
- *                               all; with lineMetrics, a MultiLineString kept whole and untagged
- *                               where no clip cut it, as one line feature per part with its
- *                               metrics where one did, where JS makes a feature of each line;
+ *                               simplification tie-break; at tolerance 0 (maxZoom, or the
+ *                               option 0) only lines and rings of some size and the vertices
+ *                               simplification marked, where JS keeps all; with lineMetrics, a
+ *                               MultiLineString kept whole and untagged while clips take it
+ *                               whole, as one line feature per part with its metrics once a
+ *                               clip's edge crosses its box, where JS makes a feature of each
+ *                               line; coordinates rounded as C's round (JS: Math.round);
  *                               polygon rings in their input orientation as geojson-vt-cpp
  *                               leaves them (a ring wound against the feature's first ring's
  *                               sense is reversed, so decoders that group rings by winding still

@@ -205,25 +205,38 @@ public final class Supercluster: Sendable {
     }
 
     /// supercluster's point_count_abbreviated: the count below 1000, else "1.2k" / "16k"; or
-    /// supercluster-cpp's (`cpp`): the count as a string, else the thousands in C's "%.1f" below
-    /// 10,000 and "%f" from it (a stream set `fixed`, its precision left at 6), then "k".
+    /// supercluster-cpp's (`cpp`): the count as a string, else the thousands as C's "%.1f" writes
+    /// them below 10,000 and "%f" from it (a stream set `fixed`, its precision left at 6), then "k".
     static func abbreviated(_ count: Int, cpp: Bool = false) -> JSONValue {
         if cpp {
             guard count >= 1000 else { return .string(String(count)) }
-            return .string(cFormat(count < 10000 ? "%.1f" : "%f", Double(count) / 1000) + "k")
+            return .string(fixed(Double(count) / 1000, decimals: count < 10000 ? 1 : 6) + "k")
         }
         if count >= 10000 { return .string(JSNumber.format((Double(count) / 1000).jsRounded) + "k") }
         if count >= 1000 { return .string(JSNumber.format((Double(count) / 100).jsRounded / 10) + "k") }
         return .int(Int64(count))
     }
 
-    /// `value` as C's printf formats it with `format` (one double conversion).
-    private static func cFormat(_ format: String, _ value: Double) -> String {
-        var buffer = [CChar](repeating: 0, count: 64)
-        let written = withVaList([value]) { args in vsnprintf(&buffer, buffer.count, format, args) }
-        guard written > 0 else { return "" }
-        return String(
-            decoding: buffer.prefix(min(Int(written), buffer.count - 1)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    /// `value` with `decimals` (0...9) digits after the point as C's printf "%.*f" writes it in
+    /// the "C" locale: the double's exact binary value rounded half to even. Not printf itself,
+    /// whose decimal point is the host's LC_NUMERIC (a comma in some), where supercluster-cpp's
+    /// stream keeps ".". For values from 1 to 2^53 (counts); others as Swift writes them.
+    static func fixed(_ value: Double, decimals: Int) -> String {
+        guard value.isFinite, value >= 1, value.exponent < 53, (0...9).contains(decimals) else { return "\(value)" }
+        var scale: UInt128 = 1
+        for _ in 0..<decimals { scale *= 10 }
+        // value = m · 2^-shift exactly, 0 <= shift <= 52; times the scale at most 2^53 · 10^9.
+        let m = UInt128((1 << 52) | value.significandBitPattern), shift = 52 - Int(value.exponent)
+        let exact = m * scale
+        var n = exact >> shift
+        if shift > 0 {
+            let rest = exact & ((1 << shift) - 1), half = UInt128(1) << (shift - 1)
+            if rest > half || (rest == half && n & 1 == 1) { n += 1 }
+        }
+        let whole = String(n / scale)
+        guard decimals > 0 else { return whole }
+        let fraction = String(n % scale)
+        return whole + "." + String(repeating: "0", count: decimals - fraction.count) + fraction
     }
 
     /// The item an id names: a point by its input index (0..<inputCount), or a cluster by its

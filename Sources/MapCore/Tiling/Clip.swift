@@ -61,9 +61,11 @@ enum Clip {
         case .lines(let lines):
             var parts: [ProjectedLine] = []
             let polygon = feature.kind == .polygon
-            // With line metrics, a MultiLineString reaches here only as geojson-vt-cpp keeps it
-            // (geojson-vt JS makes one feature of each line): what a clip makes of it is one line
-            // feature per part, each with its line's metrics, as a clipped LineString's parts are.
+            // With line metrics, a MultiLineString reaches here only in maplibre-native
+            // compatibility (geojson-vt JS made one feature of each line): as geojson-vt-cpp
+            // does, a clip that is not a trivial accept makes one line feature of each part, with
+            // its line's metrics, as it does of a LineString's parts. (geojson-vt-cpp clips a
+            // GeometryCollection as one feature, which MapCore opens: docs/NOTES.md, Known gaps.)
             let metrics = lineMetrics && !polygon
             for line in lines {
                 clipLine(line, into: &parts, k1, k2, axis, polygon: polygon, trackMetrics: metrics)

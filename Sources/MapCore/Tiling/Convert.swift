@@ -160,8 +160,9 @@ enum Convert {
             case .multiLineString:
                 if options.lineMetrics && options.compatibility == .geojsonVT {
                     // One feature per line, so each keeps its own metrics. geojson-vt-cpp keeps
-                    // the feature whole: its tiles hold it without metrics where no clip cut it,
-                    // and its lines as features with their metrics where one did (see Clip).
+                    // the feature whole: its tiles hold it without metrics where every clip so
+                    // far took it whole, and its parts as line features with their metrics once
+                    // a clip's edge crossed its box (see Clip).
                     for range in parts() {
                         box = ProjectedBox()
                         let l = line(range, polygon: false, bounds: true)

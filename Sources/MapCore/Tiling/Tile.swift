@@ -120,12 +120,12 @@ struct TileRules {
     let tolerance: Double
     let sqTolerance: Double
     /// Whether tiles are made as geojson-vt-cpp makes them: coordinates rounded as C's `round`,
-    /// and a line kept when longer than the tolerance, a ring when larger than its
-    /// square and a vertex when more important than that square, also at tolerance 0 (maxZoom),
-    /// where geojson-vt JS keeps every line, ring and vertex. So at maxZoom geojson-vt-cpp drops
-    /// lines and rings of no size and the vertices Douglas-Peucker left unmarked at maxZoom's
-    /// tolerance (within that tolerance of the simplified line); at other zooms the two differ only
-    /// where a size equals the tolerance exactly (JS keeps it).
+    /// and a line kept when longer than the tolerance, a ring when larger than its square and a
+    /// vertex when more important than that square, also at tolerance 0 (every tile at maxZoom,
+    /// and every tile when the tolerance option is 0), where geojson-vt JS keeps every line, ring
+    /// and vertex. So at tolerance 0 geojson-vt-cpp drops lines and rings of no size and the
+    /// vertices Douglas-Peucker left unmarked (within maxZoom's tolerance of the simplified line);
+    /// at a positive tolerance the two differ only where a size equals it exactly (JS keeps it).
     let cpp: Bool
     /// geojson-vt JS rewinds polygon rings; geojson-vt-cpp keeps them as given, and MapLibre
     /// Native's polygon fix-up (a wagyu union) outputs rings that depend on that orientation.

@@ -64,15 +64,21 @@ static PyObject *abbreviated(int64_t count) {
 
 /* supercluster-cpp's point_count_abbreviated (MapLibre Native's clustered sources; the library's
  * Supercluster.abbreviated with `cpp`, cluster.py `_abbreviated` with `cpp`): always a string;
- * from 1000 the thousands as C's "%.1f" below 10000 and "%f" from it (a C++ stream set `fixed`,
- * its precision left at 6), then "k". */
+ * from 1000 the thousands with one decimal below 10000 and six from it (a C++ stream set `fixed`,
+ * its precision left at 6), then "k". Written by Python's own formatting, which rounds the exact
+ * value as printf does but keeps "." whatever the host's LC_NUMERIC (printf would not; the
+ * stream's locale is the classic one). */
 static PyObject *abbreviated_cpp(int64_t count) {
-    char text[64];
-    if (count < 1000)
+    if (count < 1000) {
+        char text[32];
         snprintf(text, sizeof text, "%lld", (long long)count);
-    else
-        snprintf(text, sizeof text, count < 10000 ? "%.1fk" : "%fk", (double)count / 1000);
-    return PyUnicode_FromString(text);
+        return PyUnicode_FromString(text);
+    }
+    char *digits = PyOS_double_to_string((double)count / 1000, 'f', count < 10000 ? 1 : 6, 0, NULL);
+    if (digits == NULL) return NULL;
+    PyObject *text = PyUnicode_FromFormat("%sk", digits);
+    PyMem_Free(digits);
+    return text;
 }
 
 /* d[key] = value, taking the reference to value (which may be NULL after a failed call). */

@@ -131,13 +131,15 @@ def _abbreviated(count: int, cpp: bool = False) -> int | str:
     checks the two agree): the count below 1000, else "1.2k" / "16k" with JavaScript rounding.
     `cpp`: supercluster-cpp's (MapLibre Native's): always a string, from 1000 the thousands as
     C's "%.1f" below 10000 and "%f" from it ("1.2k" for 1250, "12.000000k"), which Python's %
-    formats the same (the exact value, correctly rounded)."""
+    formats the same (the exact value, correctly rounded; "." in every locale). The count is made
+    a float before dividing, as C and Swift do (an int divides exactly, which differs past 2^53)."""
+    value = float(count)
     if cpp:
-        return str(count) if count < 1000 else ("%.1fk" if count < 10000 else "%fk") % (count / 1000)
+        return str(count) if count < 1000 else ("%.1fk" if count < 10000 else "%fk") % (value / 1000)
     if count >= 10000:
-        return f"{math.floor(count / 1000 + 0.5)}k"
+        return f"{math.floor(value / 1000 + 0.5)}k"
     if count >= 1000:
-        tenths = math.floor(count / 100 + 0.5) / 10
+        tenths = math.floor(value / 100 + 0.5) / 10
         return f"{int(tenths) if tenths.is_integer() else tenths}k"
     return count
 

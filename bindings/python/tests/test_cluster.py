@@ -441,7 +441,7 @@ def test_c_dicts_make_clusters_as_the_python_passes_do():
     from mapcore._lib import dicts as _dicts
     from mapcore.cluster import _cluster_dict
     counts = [2, 999, 1000, 1049, 1050, 1051, 1949, 1950, 9949, 9950, 9999, 10000, 10499, 10500, 99999, 999_499,
-              999_500, 2**40, 2**53 + 1]
+              999_500, 2**40, 2**53 + 1, 5258986265376043509]
     rows = [(i * 32 + 5, -179.5 + i, 85.0 - i, c) for i, c in enumerate(counts)]
     got = _dicts.assemble(ctypes.addressof(items := _items(rows)), len(items), [], True, False)
     assert got == [_cluster_dict(*row) for row in rows]

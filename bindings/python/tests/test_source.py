@@ -435,3 +435,40 @@ def test_clustered_source_dicts_are_the_features_the_library_writes_and_follow_w
     assert plain._index_view() is None and len(plain.clusters(WORLD, 3)) == 162  # one place lies beyond 85°S
     source.close()
     assert source._view is None
+
+
+def test_cluster_abbreviations_keep_their_point_in_a_comma_locale(tmp_path):
+    """A host whose LC_NUMERIC writes decimals with a comma (de_DE, built here with localedef
+    from Debian's `locales` definitions) still gets supercluster-cpp's "1.2k" and "12.000000k"
+    from the library, the extension and the Python fallback: the C++ stream MapLibre Native
+    formats them with keeps the classic locale, and C's printf would not."""
+    import subprocess
+    import sys
+    subprocess.run(["localedef", "-c", "-i", "de_DE", "-f", "UTF-8", str(tmp_path / "de_DE.UTF-8")], check=True)
+    script = r'''
+import ctypes, json, locale
+locale.setlocale(locale.LC_NUMERIC, "de_DE.UTF-8")
+assert locale.localeconv()["decimal_point"] == ","
+import mapcore
+from mapcore._lib import dicts, lib, take_bytes
+from mapcore.cluster import _abbreviated, _bbox
+crowds = [{"type": "Feature", "properties": {}, "geometry": {"type": "Point", "coordinates": [
+    lng + (i % 97) / 100, lat + (i // 97) / 200]}} for count, lng, lat in ((12000, 10, 10), (1250, -40, 20))
+    for i in range(count)]
+source = mapcore.DataSource(cluster=True)
+source.add(crowds)
+written = json.loads(take_bytes(lambda buf: lib.mc_source_get_clusters(
+    source._handle, _bbox((-180, -85, 180, 85)), 0.0, 0, buf)))["features"]
+items = (mapcore.ClusterItem * 2)(mapcore.ClusterItem(33, 0, 0, 1250), mapcore.ClusterItem(65, 0, 0, 12000))
+made = dicts.assemble(ctypes.addressof(items), 2, [], True, True)
+print(json.dumps([sorted(f["properties"]["point_count_abbreviated"] for f in written),
+                  [f["properties"]["point_count_abbreviated"] for f in made],
+                  [_abbreviated(1250, True), _abbreviated(12000, True)]]))
+'''
+    package = str(Path(mapcore.__file__).resolve().parents[1])
+    env = dict(os.environ, LOCPATH=str(tmp_path),
+               PYTHONPATH=os.pathsep.join(filter(None, [package, os.environ.get("PYTHONPATH")])))
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    library, extension, fallback = json.loads(out.stdout)
+    assert library == ["1.2k", "12.000000k"]
+    assert extension == fallback == ["1.2k", "12.000000k"]
