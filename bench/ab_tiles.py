@@ -1,9 +1,9 @@
 """A/B benchmark of two MapCore builds' tiles (a change to tiling or MVT must not change the bytes).
 
-usage: python3 bench/ab_tiles.py LIB_A LIB_B [ROUNDS] [FILE ...]
+usage: python3 bench/ab_tiles.py [--compatibility=NAME] LIB_A LIB_B [ROUNDS] [FILE ...]
        (e.g. the release libmapcore.so of main and of a branch; ROUNDS default 2; FILEs default the
        1M random points, cities500 and the 100k random polygons of bench/data, which bench_cluster.py
-       and bench_tiles.py make)
+       and bench_tiles.py make; NAME the index's compatibility option, default geojson-vt's)
 
 Each round runs both libraries in fresh child processes, alternating which goes first. A child
 builds a geojson-vt index with its defaults, asks for every tile of zooms 0-8 that has data as MVT
@@ -24,7 +24,7 @@ sys.path.insert(0, sys.argv[1])
 import mapcore
 doc = mapcore.GeoJSON(open(sys.argv[2], "rb").read())
 t = time.perf_counter()
-index = mapcore.GeoJSONVT(doc)
+index = mapcore.GeoJSONVT(doc, compatibility=COMPATIBILITY)
 build = time.perf_counter() - t
 gc.disable()
 digest = hashlib.sha256()
@@ -54,23 +54,27 @@ FIGURES = (("first", "z0-8 made and encoded"), ("again", "the same, encoding onl
 
 
 def main():
-    if len(sys.argv) < 3:
+    args = [a for a in sys.argv[1:] if not a.startswith("--compatibility=")]
+    compatibility = next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--compatibility=")), None)
+    program = CHILD.replace("COMPATIBILITY", repr(compatibility))
+    if len(args) < 2:
         sys.exit(__doc__)
-    lib_a, lib_b = sys.argv[1], sys.argv[2]
-    rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 2
-    files = [Path(f) for f in sys.argv[4:]] or [
+    lib_a, lib_b = args[0], args[1]
+    rounds = int(args[2]) if len(args) > 2 else 2
+    files = [Path(f) for f in args[3:]] or [
         HERE / "data" / name for name in ("points-1000000.geojson", "cities500.geojson", "polygons-100000x50.geojson")]
     missing = [str(f) for f in files if not f.exists()]
     if missing:
         sys.exit(f"missing {', '.join(missing)}: run bench_cluster.py and bench_tiles.py once to make them")
     with open("/proc/loadavg") as f:
-        print(f"{rounds} rounds; load average before: {f.read().split()[:3]}")
+        print(f"{rounds} rounds, compatibility {compatibility or 'geojson-vt'}; "
+              f"load average before: {f.read().split()[:3]}")
     same = True
     for path in files:
         runs = {"A": [], "B": []}
         for r in range(rounds):
             for name in (("A", "B") if r % 2 == 0 else ("B", "A")):
-                runs[name].append(child(lib_a if name == "A" else lib_b, path, CHILD))
+                runs[name].append(child(lib_a if name == "A" else lib_b, path, program))
             a, b = runs["A"][-1], runs["B"][-1]
             print(f"{path.name} round {r + 1}: " + "   ".join(
                 f"{label} A {a[key]:.3f} s B {b[key]:.3f} s" for key, label in FIGURES[:3]))

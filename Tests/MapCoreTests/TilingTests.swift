@@ -267,7 +267,8 @@ struct TilingFacts {
         let coords2: [Double] = [0, 0, 0, 50, 0, 0, 50, 10, 0, 0, 10, 0]
         func clipped(_ c: [Double]) -> Int {
             let f = ProjectedFeature(ref: 0, kind: .multiPoint, geometry: .points(c))
-            let out = Clip.clip([f], scale: 1, 10, 40, axis: 0, minAll: -1000, maxAll: 1000, lineMetrics: false)
+            let out = Clip.clip(
+                [f], scale: 1, 10, 40, axis: 0, minAll: -1000, maxAll: 1000, rules: Clip.Rules(lineMetrics: false))
             guard case .points(let kept)? = out?.first?.geometry else { return 0 }
             return kept.count / 3
         }
@@ -291,7 +292,10 @@ struct TilingFacts {
         #expect(features.map(\.positionCount) == [1, 3, 4, 8, 14, 21])
         // Clipped at x = 30: the points at 0 and 1; the line 0, 20 and its crossing; each ring
         // 0, its two crossings, 0 and its closing vertex.
-        let clipped = Clip.clip(features, scale: 1, -10, 30, axis: 0, minAll: 0, maxAll: 50, lineMetrics: false) ?? []
+        let clipped =
+            Clip.clip(
+                features, scale: 1, -10, 30, axis: 0, minAll: 0, maxAll: 50, rules: Clip.Rules(lineMetrics: false))
+            ?? []
         #expect(clipped.map(\.positionCount) == [1, 2, 3, 6, 10, 15])
         #expect(MemoryLayout<ProjectedFeature>.stride == 64)
     }
@@ -319,7 +323,8 @@ struct TilingFacts {
         _ c: inout [Double], _ first: Int, _ last: Int, _ sqTolerance: Double, cpp: Bool = false
     ) {
         var maxSqDist = sqTolerance
-        let mid = cpp ? (last - first) / 3 >> 1 : first + ((last - first) >> 1)
+        // Parenthesised: Swift's >> binds tighter than /.
+        let mid = cpp ? ((last - first) / 3) >> 1 : first + ((last - first) >> 1)
         var minPosToMid = cpp ? (last - first) / 3 : last - first
         var index = -1
         let ax = c[first], ay = c[first + 1], bx = c[last], by = c[last + 1]
@@ -355,6 +360,21 @@ struct TilingFacts {
             c[index + 2] = maxSqDist
             if last - index > 3 { geojsonVTMark(&c, index, last, sqTolerance, cpp: cpp) }
         }
+    }
+
+    /// A tie geojson-vt-cpp 6.6.5 breaks by `mid = (last - first) >> 1` (vertexes): the tile is
+    /// geojson-vt-cpp's own, built from source, for the same line and options. (MapCore's `mid`
+    /// once read `(last - first) / 3 >> 1`, which Swift parses as a division by 1, and kept the
+    /// other vertex.)
+    @Test func geojsonVTCppBreaksATieAtItsMiddle() throws {
+        let text = #"""
+            {"type": "LineString", "coordinates": [[10.1953125, 28.5625], [10.01953125, 28.5625],
+             [10.01953125, 28.625], [9.84375, 28.625]]}
+            """#
+        let index = try TileIndex(
+            try GeoJSONParser.parse(text),
+            options: try options(#"{"maxZoom": 6, "buffer": 0, "compatibility": "maplibre-native"}"#))
+        #expect(index.tile(z: 2, x: 2, y: 1)?.map(\.geometry) == [[[464, 2739, 456, 2739, 448, 2735]]])
     }
 
     /// Douglas-Peucker's marks, whose long ranges are scanned by `mc_dp_farthest` (two or four
@@ -872,6 +892,108 @@ struct TilingFacts {
         let first = try #require(cut.first.flatMap(metrics)), second = try #require(cut.last.flatMap(metrics))
         #expect(first[0] == 0 && first[1] > 0.1 && first[1] < 0.5, "from the line's start to where it leaves")
         #expect(second[0] > 0.5 && second[0] < 0.9 && abs(second[1] - 1) < 1e-12, "from where it comes back")
+    }
+
+    /// geojson-vt JS makes a feature of each member of a GeometryCollection; geojson-vt-cpp clips
+    /// the collection as one feature: its Point members are never clipped (they go wherever its
+    /// box, which holds them, goes), and a member line cut in several parts stays one
+    /// MultiLineString, without metrics. The maplibre-native tiles are geojson-vt-cpp 6.6.5's,
+    /// built from source, for the same input and options.
+    @Test func geometryCollectionsPerCompatibility() throws {
+        let text = #"""
+            {"type": "Feature", "properties": {"n": 0}, "geometry": {"type": "GeometryCollection", "geometries": [
+             {"type": "Point", "coordinates": [-4, 1]},
+             {"type": "LineString", "coordinates": [[-5, 0], [5, 2], [-5, 4], [5, 6]]}]}}
+            """#
+        func tile(_ compatibility: String, _ z: Int, _ x: Int, _ y: Int) throws -> [TileFeature] {
+            let index = try TileIndex(
+                try GeoJSONParser.parse(text),
+                options: try options(#"{"maxZoom": 2, "lineMetrics": true, "compatibility": "\#(compatibility)"}"#))
+            return index.tile(z: z, x: x, y: y) ?? []
+        }
+        let n = JSONObject([("n", .int(0))])
+        func metrics(_ start: Double, _ end: Double) -> JSONObject {
+            JSONObject([("n", .int(0)), ("mapbox_clip_start", .double(start)), ("mapbox_clip_end", .double(end))])
+        }
+        func feature(_ type: UInt8, _ geometry: [[Double]], _ tags: JSONObject) -> TileFeature {
+            TileFeature(type: type, geometry: geometry, tags: tags, id: nil)
+        }
+        #expect(
+            try tile("maplibre-native", 0, 0, 0) == [
+                feature(1, [[2002, 2037]], n),
+                feature(2, [[1991, 2048, 2105, 2025, 1991, 2002, 2105, 1980]], metrics(0, 1)),
+            ])
+        #expect(
+            try tile("maplibre-native", 1, 1, 0) == [
+                feature(1, [[-91, 4073]], n),
+                feature(2, [[-64, 4086, 114, 4050, -64, 4015], [-64, 3995, 114, 3959]], n),
+            ])
+        #expect(
+            try tile("maplibre-native", 2, 2, 1) == [
+                feature(1, [[-182, 4050]], n),
+                feature(2, [[-64, 4063, 228, 4005, -64, 3947], [-64, 3881, 228, 3822]], n),
+            ])
+        // geojson-vt JS: the point is clipped away; the parts are lines with their metrics.
+        let js = try tile("geojson-vt", 1, 1, 0)
+        #expect(js.map(\.type) == [2, 2])
+        #expect(js.map(\.geometry) == [[[-64, 4086, 114, 4050, -64, 4015]], [[-64, 3995, 114, 3959]]])
+        #expect(js.allSatisfy { $0.tags?["mapbox_clip_start"] != nil })
+    }
+
+    /// geojson-vt JS boxes a polygon by its outer ring, geojson-vt-cpp by all its rings: they
+    /// differ when a ring lies outside the outer one (an invalid polygon). The maplibre-native
+    /// tiles are geojson-vt-cpp 6.6.5's for the same input.
+    @Test func polygonBoxesPerCompatibility() throws {
+        let text = #"""
+            {"type": "Polygon", "coordinates": [[[-10, -10], [-10, 10], [-2, 10], [-2, -10], [-10, -10]],
+             [[3, 1], [8, 1], [8, 6], [3, 6], [3, 1]]]}
+            """#
+        func tile(_ compatibility: String, _ z: Int, _ x: Int, _ y: Int) throws -> [[[Double]]] {
+            let index = try TileIndex(
+                try GeoJSONParser.parse(text),
+                options: try options(#"{"maxZoom": 4, "compatibility": "\#(compatibility)"}"#))
+            return (index.tile(z: z, x: x, y: y) ?? []).map(\.geometry)
+        }
+        // 1/0/0: the outer ring's box lies inside the stripe, so JS takes the polygon whole (the
+        // hole beyond the buffer); geojson-vt-cpp's box reaches past it, so it clips the hole away.
+        #expect(
+            try tile("maplibre-native", 1, 0, 0) == [[[3868, 4160, 3868, 3867, 4050, 3867, 4050, 4160, 3868, 4160]]])
+        #expect(try tile("geojson-vt", 1, 0, 0).first?.count == 2)
+        // 2/2/1: the outer ring misses its stripe; JS drops the polygon, geojson-vt-cpp keeps the hole.
+        #expect(try tile("maplibre-native", 2, 2, 1) == [[[137, 4050, 364, 4050, 364, 3822, 137, 3822, 137, 4050]]])
+        #expect(try tile("geojson-vt", 2, 2, 1) == [])
+    }
+
+    /// geojson-vt-cpp's line clip where a vertex lies exactly on a clip edge (here lng 0, the
+    /// edge of z1's tiles with no buffer): the line reaching it from outside takes the vertex as
+    /// its next slice's start, twice, and that slice's metrics start there; geojson-vt JS starts
+    /// the slice at the next segment with the earlier start. The maplibre-native tiles are
+    /// geojson-vt-cpp 6.6.5's, built from source, for the same input and options.
+    @Test func clipEdgesPerCompatibility() throws {
+        let text = #"""
+            {"type": "Feature", "properties": {"n": 0}, "geometry": {"type": "LineString",
+             "coordinates": [[-10, 10], [0, 10], [10, 12], [0, 14], [-10, 16]]}}
+            """#
+        func tile(_ compatibility: String, _ z: Int, _ x: Int, _ y: Int) throws -> [TileFeature] {
+            let index = try TileIndex(
+                try GeoJSONParser.parse(text),
+                options: try options(
+                    #"{"maxZoom": 1, "buffer": 0, "lineMetrics": true, "compatibility": "\#(compatibility)"}"#))
+            return index.tile(z: z, x: x, y: y) ?? []
+        }
+        func metrics(_ f: TileFeature) -> [Double] {
+            [f.tags?["mapbox_clip_start"]?.doubleValue ?? -1, f.tags?["mapbox_clip_end"]?.doubleValue ?? -1]
+        }
+        func close(_ a: [Double], _ b: [Double]) -> Bool { zip(a, b).allSatisfy { abs($0 - $1) < 1e-15 } }
+        let east = try tile("maplibre-native", 1, 1, 0)
+        #expect(east.map(\.geometry) == [[[0, 3867, 0, 3867, 228, 3821, 0, 3774]]])
+        #expect(east.count == 1 && close(metrics(east[0]), [0.24614710474355009, 0.74863127328402801]))
+        let west = try tile("maplibre-native", 1, 0, 0)
+        #expect(west.map(\.geometry) == [[[3868, 3867, 4096, 3867, 4096, 3867]], [[3868, 3727]]])
+        #expect(west.count == 2 && close(metrics(west[0]), [0, 0.24614710474355009]))
+        #expect(west.count == 2 && close(metrics(west[1]), [0.74863127328402801, 1]))
+        let js = try tile("geojson-vt", 1, 1, 0)
+        #expect(js.count == 1 && metrics(js[0])[0] == 0)
     }
 
     /// Tile coordinates are rounded as JS's Math.round (halves up) or, as geojson-vt-cpp does, as

@@ -50,7 +50,19 @@ typedef struct mc_tile_index mc_tile_index;
  *                               MultiLineString kept whole and untagged while clips take it
  *                               whole, as one line feature per part with its metrics once a
  *                               clip's edge crosses its box, where JS makes a feature of each
- *                               line; coordinates rounded as C's round (JS: Math.round);
+ *                               line; a GeometryCollection clipped as one feature (its box
+ *                               all its members'; its points never clipped, so written in
+ *                               every tile the collection reaches, outside the tile too; a
+ *                               member line cut in several parts one MultiLineString, untagged
+ *                               under lineMetrics) and written as one tile feature per member,
+ *                               where JS makes a feature of each member; a polygon boxed by
+ *                               all its rings for the clips' trivial cases (JS: by its outer
+ *                               ring; they differ for a ring outside its outer ring); its
+ *                               older line and ring clip, which differs where a vertex lies
+ *                               exactly on a clip's edge (a slice, and its line metrics, start
+ *                               at that vertex) and keeps no ring's last vertex (a ring is
+ *                               closed with a copy of its first); line lengths summed with
+ *                               hypot; coordinates rounded as C's round (JS: Math.round);
  *                               polygon rings in their input orientation as geojson-vt-cpp
  *                               leaves them (a ring wound against the feature's first ring's
  *                               sense is reversed, so decoders that group rings by winding still

@@ -2,25 +2,48 @@
 // (in units of the tile grid at `scale`), lines split where they leave the stripe, rings closed
 // again, line metrics carried along.
 
+import Glibc
+
 enum Clip {
+    /// What a clip keeps besides the geometry, from the index's options.
+    struct Rules {
+        /// lineMetrics: each line part keeps where it lies along its line, and (but in a
+        /// collection) becomes a feature of its own.
+        let lineMetrics: Bool
+        /// Whether the clip is geojson-vt-cpp 6.6.5's (maplibre-native compatibility): a clipped
+        /// polygon boxed by all its rings (JS: by its outer rings; the box decides the next
+        /// clip's trivial cases), and its line and ring clip (`clipLineCpp`).
+        let cpp: Bool
+
+        init(_ options: TilingOptions) {
+            lineMetrics = options.lineMetrics
+            cpp = options.compatibility == .maplibreNative
+        }
+
+        init(lineMetrics: Bool, cpp: Bool = false) {
+            self.lineMetrics = lineMetrics
+            self.cpp = cpp
+        }
+    }
+
     /// The parts of `features` between k1/scale and k2/scale on `axis` (0 x, 1 y); nil when none.
     /// `minAll`/`maxAll` bound every feature on that axis, for the trivial cases.
     static func clip(
         _ features: [ProjectedFeature], scale: Double, _ k1: Double, _ k2: Double, axis: Int,
-        minAll: Double, maxAll: Double, lineMetrics: Bool
+        minAll: Double, maxAll: Double, rules: Rules
     ) -> [ProjectedFeature]? {
         let k1 = k1 / scale, k2 = k2 / scale
         if minAll >= k1 && maxAll < k2 { return features }
         if maxAll < k1 || minAll >= k2 { return nil }
         var clipped: [ProjectedFeature] = []
-        for feature in features { clip(feature, k1, k2, axis: axis, lineMetrics: lineMetrics, into: &clipped) }
+        for feature in features { clip(feature, k1, k2, axis: axis, rules: rules, into: &clipped) }
         return clipped.isEmpty ? nil : clipped
     }
 
     /// The parts of one feature between k1 and k2 (already scaled) on `axis`, appended to `out`:
     /// the feature itself when it lies inside, nothing when outside.
     @inline(__always) static func clip(
-        _ feature: ProjectedFeature, _ k1: Double, _ k2: Double, axis: Int, lineMetrics: Bool,
+        _ feature: ProjectedFeature, _ k1: Double, _ k2: Double, axis: Int, rules: Rules,
         into clipped: inout [ProjectedFeature]
     ) {
         let lo = axis == 0 ? feature.minX : feature.minY
@@ -30,13 +53,24 @@ enum Clip {
             return
         }
         if hi < k1 || lo >= k2 { return }
-        clipGeometry(feature, k1, k2, axis: axis, lineMetrics: lineMetrics, into: &clipped)
+        clipGeometry(feature, k1, k2, axis: axis, rules: rules, into: &clipped)
     }
 
     static func clipGeometry(
-        _ feature: ProjectedFeature, _ k1: Double, _ k2: Double, axis: Int, lineMetrics: Bool,
+        _ feature: ProjectedFeature, _ k1: Double, _ k2: Double, axis: Int, rules: Rules,
         into clipped: inout [ProjectedFeature]
     ) {
+        clipGeometry(feature, k1, k2, axis: axis, rules: rules, splitLines: rules.lineMetrics, into: &clipped)
+    }
+
+    /// `splitLines`: whether the parts of a line cut in several become line features of their
+    /// own (each with its metrics), as a feature's do under lineMetrics; a collection's members
+    /// stay one MultiLineString, as geojson-vt-cpp keeps them (which it writes without metrics).
+    private static func clipGeometry(
+        _ feature: ProjectedFeature, _ k1: Double, _ k2: Double, axis: Int, rules: Rules, splitLines: Bool,
+        into clipped: inout [ProjectedFeature]
+    ) {
+        let lineMetrics = rules.lineMetrics
         switch feature.geometry {
         case .point(let x, let y):
             let a = axis == 0 ? x : y
@@ -49,9 +83,9 @@ enum Clip {
                     ref: feature.ref, kind: kept.count == 3 ? .point : .multiPoint, geometry: .points(kept)))
         case .line(let line):
             var parts: [ProjectedLine] = []
-            clipLine(line, into: &parts, k1, k2, axis, polygon: false, trackMetrics: lineMetrics)
+            cut(line, into: &parts, k1, k2, axis, polygon: false, trackMetrics: lineMetrics, rules)
             guard !parts.isEmpty else { return }
-            if lineMetrics {
+            if splitLines {
                 for part in parts {
                     clipped.append(ProjectedFeature(ref: feature.ref, kind: .lineString, geometry: .line(part)))
                 }
@@ -64,14 +98,13 @@ enum Clip {
             // With line metrics, a MultiLineString reaches here only in maplibre-native
             // compatibility (geojson-vt JS made one feature of each line): as geojson-vt-cpp
             // does, a clip that is not a trivial accept makes one line feature of each part, with
-            // its line's metrics, as it does of a LineString's parts. (geojson-vt-cpp clips a
-            // GeometryCollection as one feature, which MapCore opens: docs/NOTES.md, Known gaps.)
+            // its line's metrics, as it does of a LineString's parts (not of a collection's).
             let metrics = lineMetrics && !polygon
             for line in lines {
-                clipLine(line, into: &parts, k1, k2, axis, polygon: polygon, trackMetrics: metrics)
+                cut(line, into: &parts, k1, k2, axis, polygon: polygon, trackMetrics: metrics, rules)
             }
             guard !parts.isEmpty else { return }
-            if metrics {
+            if metrics && splitLines {
                 for part in parts {
                     clipped.append(ProjectedFeature(ref: feature.ref, kind: .lineString, geometry: .line(part)))
                 }
@@ -79,19 +112,37 @@ enum Clip {
             }
             clipped.append(
                 polygon
-                    ? ProjectedFeature(ref: feature.ref, kind: .polygon, geometry: .lines(parts))
+                    ? ProjectedFeature(
+                        ref: feature.ref, kind: .polygon, geometry: .lines(parts), allRings: rules.cpp)
                     : self.lines(parts, of: feature))
         case .polygons(let polygons):
             var kept: [[ProjectedLine]] = []
             for polygon in polygons {
                 var rings: [ProjectedLine] = []
                 for ring in polygon {
-                    clipLine(ring, into: &rings, k1, k2, axis, polygon: true, trackMetrics: false)
+                    cut(ring, into: &rings, k1, k2, axis, polygon: true, trackMetrics: false, rules)
                 }
                 if !rings.isEmpty { kept.append(rings) }
             }
             guard !kept.isEmpty else { return }
-            clipped.append(ProjectedFeature(ref: feature.ref, kind: .multiPolygon, geometry: .polygons(kept)))
+            clipped.append(
+                ProjectedFeature(
+                    ref: feature.ref, kind: .multiPolygon, geometry: .polygons(kept), allRings: rules.cpp))
+        case .collection(let members):
+            // geojson-vt-cpp cuts every member, with no trivial case of its own, and keeps a
+            // Point member whole wherever the collection goes (its box holds it, so it is
+            // written in tiles it lies outside). A member cut to nothing is dropped: it would
+            // write nothing.
+            var kept: [ProjectedFeature] = []
+            for m in members {
+                if case .point = m.geometry {
+                    kept.append(m)
+                } else {
+                    clipGeometry(m, k1, k2, axis: axis, rules: rules, splitLines: false, into: &kept)
+                }
+            }
+            guard !kept.isEmpty else { return }
+            clipped.append(ProjectedFeature(ref: feature.ref, kind: .collection, geometry: .collection(kept)))
         }
     }
 
@@ -116,6 +167,146 @@ enum Clip {
             i += 3
         }
         return out
+    }
+
+    /// `clipLine` or `clipLineCpp`, as `rules` ask.
+    @inline(__always) private static func cut(
+        _ line: ProjectedLine, into out: inout [ProjectedLine], _ k1: Double, _ k2: Double,
+        _ axis: Int, polygon: Bool, trackMetrics: Bool, _ rules: Rules
+    ) {
+        if rules.cpp {
+            clipLineCpp(line, into: &out, k1, k2, axis, polygon: polygon, trackMetrics: trackMetrics)
+        } else {
+            clipLine(line, into: &out, k1, k2, axis, polygon: polygon, trackMetrics: trackMetrics)
+        }
+    }
+
+    /// geojson-vt-cpp 6.6.5's line and ring clip (an older algorithm than JS 4's `clipLine`),
+    /// which differs from it where a vertex lies exactly on k1 or k2, and in its metrics:
+    /// - a line reaching an edge exactly from outside takes that vertex, as the start of its next
+    ///   slice (whose metrics start there), and again as the next segment's start; JS takes it
+    ///   once, at the next segment;
+    /// - the last vertex is added only by the last segment's branch (a line's from inside, or
+    ///   entering across an edge), so one lying exactly on an edge reached from outside is not;
+    /// - a ring never takes its last vertex from an inside segment, and is closed with a copy of
+    ///   its first when the two differ: a ring ending in repeated vertices may come out open once
+    ///   simplification drops the repeat (JS takes the last vertex, with its own importance);
+    /// - lengths are sums of `hypot`, the last slice's end that sum (JS keeps the line's end).
+    static func clipLineCpp(
+        _ line: ProjectedLine, into out: inout [ProjectedLine], _ k1: Double, _ k2: Double,
+        _ axis: Int, polygon: Bool, trackMetrics: Bool
+    ) {
+        let g = line.coords
+        let n = g.count / 3
+        guard n >= 2 else { return }
+        var slice = ProjectedLine(metricsOf: line)
+        var len = line.start
+        var segLen = 0.0
+        @inline(__always) func cross(_ slice: inout ProjectedLine, _ i: Int, _ k: Double) -> Double {
+            let ax = g[3 * i], ay = g[3 * i + 1], bx = g[3 * i + 3], by = g[3 * i + 4]
+            if axis == 0 {
+                let t = (k - ax) / (bx - ax)
+                slice.append(k, (by - ay) * t + ay, 1)
+                return t
+            }
+            let t = (k - ay) / (by - ay)
+            slice.append((bx - ax) * t + ax, k, 1)
+            return t
+        }
+        @inline(__always) func take(_ slice: inout ProjectedLine, _ v: Int) {
+            slice.append(g[3 * v], g[3 * v + 1], g[3 * v + 2])
+        }
+        var i = 0
+        while i < n - 1 {
+            // Runs of segments inside the stripe, whose first vertices are taken, and runs
+            // below or above it, which take nothing, at once (not the last segment, which has
+            // branches of its own, nor with metrics, which count every segment).
+            if !trackMetrics {
+                var j = i
+                while j < n - 2 {
+                    let a = g[3 * j + axis], b = g[3 * j + 3 + axis]
+                    guard a >= k1 && a <= k2 && b >= k1 && b <= k2 else { break }
+                    j += 1
+                }
+                if j > i {
+                    let needed = slice.coords.count + 3 * (j - i) + 12
+                    if slice.coords.capacity < needed {
+                        slice.coords.reserveCapacity(max(needed, 2 * slice.coords.capacity))
+                    }
+                    slice.coords.append(contentsOf: g[(3 * i)..<(3 * j)])
+                    i = j
+                    continue
+                }
+                while j < n - 2 {
+                    let a = g[3 * j + axis], b = g[3 * j + 3 + axis]
+                    guard (a < k1 && b < k1) || (a > k2 && b > k2) else { break }
+                    j += 1
+                }
+                if j > i {
+                    i = j
+                    continue
+                }
+            }
+            let a = g[3 * i + axis], b = g[3 * i + 3 + axis]
+            let last = i == n - 2
+            if trackMetrics {
+                segLen = hypot(g[3 * i + 3] - g[3 * i], g[3 * i + 4] - g[3 * i + 1])
+            }
+            if a < k1 || a > k2 {
+                // Outside: (lo, hi) the edge it enters across first and the one beyond.
+                let (near, far) = a < k1 ? (k1, k2) : (k2, k1)
+                let enters = a < k1 ? b > k1 : b < k2
+                let passes = a < k1 ? b > k2 : b < k1
+                if polygon {
+                    if enters {
+                        _ = cross(&slice, i, near)
+                        if passes {
+                            _ = cross(&slice, i, far)
+                        } else if last {
+                            take(&slice, i + 1)
+                        }
+                    }
+                } else if passes {
+                    var t = cross(&slice, i, near)
+                    if trackMetrics { slice.start = len + segLen * t }
+                    t = cross(&slice, i, far)
+                    if trackMetrics { slice.end = len + segLen * t }
+                    out.append(slice)
+                    slice = ProjectedLine(metricsOf: line)
+                } else if enters {
+                    let t = cross(&slice, i, near)
+                    if trackMetrics { slice.start = len + segLen * t }
+                    if last { take(&slice, i + 1) }
+                } else if b == near && !last {
+                    if trackMetrics { slice.start = len + segLen }
+                    take(&slice, i + 1)
+                }
+            } else {
+                take(&slice, i)
+                if b < k1 || b > k2 {
+                    let t = cross(&slice, i, b < k1 ? k1 : k2)
+                    if !polygon {
+                        if trackMetrics { slice.end = len + segLen * t }
+                        out.append(slice)
+                        slice = ProjectedLine(metricsOf: line)
+                    }
+                } else if last && !polygon {
+                    take(&slice, i + 1)
+                }
+            }
+            if trackMetrics { len += segLen }
+            i += 1
+        }
+        guard !slice.coords.isEmpty else { return }
+        if polygon {
+            let end = slice.coords.count - 3
+            if slice.coords[end] != slice.coords[0] || slice.coords[end + 1] != slice.coords[1] {
+                slice.append(slice.coords[0], slice.coords[1], slice.coords[2])
+            }
+        } else if trackMetrics {
+            slice.end = len
+        }
+        out.append(slice)
     }
 
     /// geojson-vt's `clipLine`: the runs of `line` inside the stripe, appended to `out`. A line

@@ -1,6 +1,9 @@
 // Tiling: GeoJSON to geojson-vt's intermediate form (its `convert`): positions projected to the
 // unit square, lines and rings marked for simplification, GeometryCollections opened into one
-// feature per member; ids and tags stay with the input features (`TileInputs`).
+// feature per member (geojson-vt JS) or kept one (geojson-vt-cpp); ids and tags stay with the
+// input features (`TileInputs`).
+
+import Glibc
 
 enum Convert {
     static func features(of data: GeoJSON, options: TilingOptions) -> [ProjectedFeature] {
@@ -114,7 +117,16 @@ enum Convert {
             guard let g = geometry else { return }
             // Members share the collection's id and properties. Nesting is bounded by the parser.
             if g.type == .geometryCollection {
-                for member in g.geometries { convert(member, ref: ref, into: &out) }
+                guard options.compatibility == .maplibreNative else {
+                    for member in g.geometries { convert(member, ref: ref, into: &out) }
+                    return
+                }
+                // geojson-vt-cpp keeps the collection one feature (see `ProjectedGeometry`).
+                var members: [ProjectedFeature] = []
+                for member in g.geometries { convert(member, ref: ref, into: &members) }
+                if !members.isEmpty {
+                    out.append(ProjectedFeature(ref: ref, kind: .collection, geometry: .collection(members)))
+                }
                 return
             }
             // Empty coordinates are treated as a null geometry.
@@ -126,8 +138,9 @@ enum Convert {
             _ g: Geometry, _ xy: UnsafeBufferPointer<Double>, ref: Int32, into out: inout [ProjectedFeature]
         ) {
             // Each feature's box is grown while its lines are projected: the box of its points,
-            // lines, or outer rings (an outer ring holds its holes).
+            // lines, or rings (outer rings only for geojson-vt JS: see ProjectedFeature's init).
             var box = ProjectedBox()
+            let allRings = options.compatibility == .maplibreNative
             func line(_ range: Range<Int>, polygon: Bool, bounds: Bool) -> ProjectedLine {
                 var lineBox = ProjectedBox()
                 let l = convertLine(xy, positions: range, polygon: polygon, box: &lineBox)
@@ -176,7 +189,7 @@ enum Convert {
                 var first = true
                 let rings = parts().map { range in
                     defer { first = false }
-                    return line(range, polygon: true, bounds: first)
+                    return line(range, polygon: true, bounds: first || allRings)
                 }
                 out.append(ProjectedFeature(ref: ref, kind: .polygon, geometry: .lines(rings), box: box))
             case .multiPolygon:
@@ -186,7 +199,9 @@ enum Convert {
                 for end in g.polygonEnds {
                     let upper = min(end, rings.count)
                     polygons.append(
-                        first < upper ? (first..<upper).map { line(rings[$0], polygon: true, bounds: $0 == first) } : []
+                        first < upper
+                            ? (first..<upper).map { line(rings[$0], polygon: true, bounds: $0 == first || allRings) }
+                            : []
                     )
                     first = max(first, upper)
                 }
@@ -205,6 +220,9 @@ enum Convert {
         {
             guard !range.isEmpty else { return ProjectedLine() }
             var size = 0.0
+            // geojson-vt-cpp sums `hypot` (a line's length decides whether a tile keeps it, and
+            // its metrics are shares of it).
+            let hypotLengths = options.compatibility == .maplibreNative
             // Filled in place: every triple is written, so none is read uninitialised. y is made in
             // Projection's steps, each over the whole line (in the slot it ends in).
             var c = [Double](unsafeUninitializedCapacity: 3 * range.count) { out, count in
@@ -234,6 +252,8 @@ enum Convert {
                     if k > 0 {
                         if polygon {
                             size += (x0 * y - x * y0) / 2
+                        } else if hypotLengths {
+                            size += hypot(x - x0, y - y0)
                         } else {
                             size += ((x - x0) * (x - x0) + (y - y0) * (y - y0)).squareRoot()
                         }

@@ -36,13 +36,17 @@ struct ProjectedLine: Sendable {
 /// geojson-vt's geometry types: what a feature is decides how it is clipped and written.
 enum ProjectedKind: UInt8, Sendable {
     case point, multiPoint, lineString, multiLineString, polygon, multiPolygon
+    /// A GeometryCollection kept as one feature (maplibre-native compatibility only).
+    case collection
 
-    /// The tile feature type: 1 point, 2 line, 3 polygon.
+    /// The tile feature type: 1 point, 2 line, 3 polygon. A collection is never written as
+    /// one feature (each member is), so it has none: 0.
     var tileType: UInt8 {
         switch self {
         case .point, .multiPoint: return 1
         case .lineString, .multiLineString: return 2
         case .polygon, .multiPolygon: return 3
+        case .collection: return 0
         }
     }
 }
@@ -61,6 +65,10 @@ enum ProjectedGeometry: Sendable {
     case lines([ProjectedLine])
     /// MultiPolygon: rings per polygon.
     case polygons([[ProjectedLine]])
+    /// A GeometryCollection as geojson-vt-cpp keeps it: one feature, whose box is all its
+    /// members' and which a clip cuts as one (see `Clip`); its members share its `ref`. Only in
+    /// maplibre-native compatibility: geojson-vt JS makes a feature of each member.
+    case collection([ProjectedFeature])
 }
 
 /// A feature in the unit square with its bounding box (geojson-vt's `createFeature`).
@@ -88,21 +96,31 @@ struct ProjectedFeature: Sendable {
         (minX, minY, maxX, maxY) = (box.minX, box.minY, box.maxX, box.maxY)
     }
 
-    init(ref: Int32, kind: ProjectedKind, geometry: ProjectedGeometry) {
-        // The box of the points, lines, or outer rings (an outer ring holds its holes).
+    /// `allRings`: a polygon boxed by all its rings, as geojson-vt-cpp boxes it; else by its
+    /// outer rings, as geojson-vt JS does (an outer ring holds its holes, unless the polygon is
+    /// invalid, and then a clip's trivial cases differ).
+    init(ref: Int32, kind: ProjectedKind, geometry: ProjectedGeometry, allRings: Bool = false) {
         var box = ProjectedBox()
         switch geometry {
         case .point(let x, let y): box.extend(x, y)
         case .points(let c): box.extend(c)
         case .line(let l): box.extend(l.coords)
         case .lines(let lines):
-            if kind == .polygon {
+            if kind == .polygon && !allRings {
                 if let outer = lines.first { box.extend(outer.coords) }
             } else {
                 for l in lines { box.extend(l.coords) }
             }
         case .polygons(let polygons):
-            for p in polygons { if let outer = p.first { box.extend(outer.coords) } }
+            for p in polygons {
+                if allRings {
+                    for ring in p { box.extend(ring.coords) }
+                } else if let outer = p.first {
+                    box.extend(outer.coords)
+                }
+            }
+        case .collection(let members):
+            for m in members { box.extend(ProjectedBox(minX: m.minX, minY: m.minY, maxX: m.maxX, maxY: m.maxY)) }
         }
         self.init(ref: ref, kind: kind, geometry: geometry, box: box)
     }
@@ -134,6 +152,7 @@ struct ProjectedFeature: Sendable {
         case .lines(let lines): return lines.reduce(0) { $0 + $1.coords.count / 3 }
         case .polygons(let polygons):
             return polygons.reduce(0) { n, p in p.reduce(n) { $0 + $1.coords.count / 3 } }
+        case .collection(let members): return members.reduce(0) { $0 + $1.positionCount }
         }
     }
 }

@@ -35,7 +35,7 @@ enum Simplify {
                     depth -= 1
                     let (first, last) = stack[depth]
                     var maxSqDist = sqTolerance
-                    let mid = cpp ? (last - first) / 3 >> 1 : first + ((last - first) >> 1)
+                    let mid = cpp ? ((last - first) / 3) >> 1 : first + ((last - first) >> 1)
                     var minPosToMid = cpp ? (last - first) / 3 : last - first
                     var index = -1
                     let ax = c[first], ay = c[first + 1], bx = c[last], by = c[last + 1]

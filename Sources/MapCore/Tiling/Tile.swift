@@ -263,6 +263,11 @@ private struct FlatFeatures: Sendable {
                     if !rewinds && runEnds.count > kept { outerRings.append(i == 0) }
                 }
             }
+        case .collection(let members):
+            // geojson-vt-cpp writes each member as a feature of its own, with the collection's
+            // id and tags.
+            for m in members { add(m, rule: rule, lineMetrics: lineMetrics) }
+            return
         }
         guard runEnds.count > firstRun else { return }
         if !outerRings.isEmpty { windConsistently(runs: firstRun..<runEnds.count, outer: outerRings) }

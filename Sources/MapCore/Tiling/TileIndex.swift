@@ -175,7 +175,7 @@ public final class TileIndex: @unchecked Sendable {
     ) -> (top: [ProjectedFeature], bottom: [ProjectedFeature]) {
         let k1 = 0.5 * options.buffer / options.extent
         let k2 = 0.5 - k1, k3 = 0.5 + k1, k4 = 1 + k1
-        let lm = options.lineMetrics
+        let rules = Clip.Rules(options)
         let z2 = Double(1 << tile.z), fx = Double(tile.x), fy = Double(tile.y)
         let side =
             right
@@ -189,7 +189,7 @@ public final class TileIndex: @unchecked Sendable {
             switch stripe.holds {
             case .all: out.append(f)
             case .none: break
-            case .some: Clip.clip(f, stripe.k1, stripe.k2, axis: 1, lineMetrics: lm, into: &out)
+            case .some: Clip.clip(f, stripe.k1, stripe.k2, axis: 1, rules: rules, into: &out)
             }
         }
         guard side.holds != .none else { return ([], []) }
@@ -214,7 +214,7 @@ public final class TileIndex: @unchecked Sendable {
                     if !(f.minX >= side.k1 && f.maxX < side.k2) {
                         if f.maxX < side.k1 || f.minX >= side.k2 { continue }
                         parts.removeAll(keepingCapacity: true)
-                        Clip.clipGeometry(f, side.k1, side.k2, axis: 0, lineMetrics: lm, into: &parts)
+                        Clip.clipGeometry(f, side.k1, side.k2, axis: 0, rules: rules, into: &parts)
                         for p in parts {
                             cut(p, top, into: &upper)
                             cut(p, bottom, into: &lower)

@@ -7,14 +7,14 @@ enum Wrap {
     /// and Pacific coasts are long).
     static func wrap(_ features: [ProjectedFeature], options: TilingOptions, parallel: Bool) -> [ProjectedFeature] {
         let buffer = options.buffer / options.extent
-        let lm = options.lineMetrics
+        let rules = Clip.Rules(options)
         var left: [ProjectedFeature]?, right: [ProjectedFeature]?
         let west = {
-            left = Clip.clip(features, scale: 1, -1 - buffer, buffer, axis: 0, minAll: -1, maxAll: 2, lineMetrics: lm)
+            left = Clip.clip(features, scale: 1, -1 - buffer, buffer, axis: 0, minAll: -1, maxAll: 2, rules: rules)
         }
         let east = {
             right = Clip.clip(
-                features, scale: 1, 1 - buffer, 2 + buffer, axis: 0, minAll: -1, maxAll: 2, lineMetrics: lm)
+                features, scale: 1, 1 - buffer, 2 + buffer, axis: 0, minAll: -1, maxAll: 2, rules: rules)
         }
         if parallel {
             runConcurrently(west, east)
@@ -30,7 +30,7 @@ enum Wrap {
         features.withUnsafeBufferPointer { all in
             for i in all.indices {
                 ProjectedFeature.prefetchGeometry(ofNext: i, in: all)
-                Clip.clip(all[i], -buffer, 1 + buffer, axis: 0, lineMetrics: lm, into: &merged)
+                Clip.clip(all[i], -buffer, 1 + buffer, axis: 0, rules: rules, into: &merged)
             }
         }
         if let right { merged += shifted(right, by: -1) }
@@ -46,8 +46,12 @@ enum Wrap {
             case .line(let l): geometry = .line(shift(l, offset))
             case .lines(let lines): geometry = .lines(lines.map { shift($0, offset) })
             case .polygons(let polygons): geometry = .polygons(polygons.map { $0.map { shift($0, offset) } })
+            case .collection(let members): geometry = .collection(shifted(members, by: offset))
             }
-            return ProjectedFeature(ref: f.ref, kind: f.kind, geometry: geometry)
+            // The box moves with the positions (each x + offset rounds in the same order as the
+            // extremes do), as geojson-vt-cpp moves it.
+            let box = ProjectedBox(minX: f.minX + offset, minY: f.minY, maxX: f.maxX + offset, maxY: f.maxY)
+            return ProjectedFeature(ref: f.ref, kind: f.kind, geometry: geometry, box: box)
         }
     }
 
