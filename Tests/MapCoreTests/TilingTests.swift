@@ -933,11 +933,47 @@ struct TilingFacts {
                 feature(1, [[-182, 4050]], n),
                 feature(2, [[-64, 4063, 228, 4005, -64, 3947], [-64, 3881, 228, 3822]], n),
             ])
+        // A nested collection gives the same tiles.
+        let nested = #"""
+            {"type": "Feature", "properties": {"n": 0}, "geometry": {"type": "GeometryCollection", "geometries": [
+             {"type": "GeometryCollection", "geometries": [{"type": "Point", "coordinates": [-4, 1]}]},
+             {"type": "LineString", "coordinates": [[-5, 0], [5, 2], [-5, 4], [5, 6]]}]}}
+            """#
+        for (z, x, y) in [(0, 0, 0), (1, 1, 0), (2, 2, 1)] {
+            let flat = try tile("maplibre-native", z, x, y)
+            let index = try TileIndex(
+                try GeoJSONParser.parse(nested),
+                options: try options(#"{"maxZoom": 2, "lineMetrics": true, "compatibility": "maplibre-native"}"#))
+            #expect(index.tile(z: z, x: x, y: y) ?? [] == flat, "\(z)/\(x)/\(y)")
+        }
         // geojson-vt JS: the point is clipped away; the parts are lines with their metrics.
         let js = try tile("geojson-vt", 1, 1, 0)
         #expect(js.map(\.type) == [2, 2])
         #expect(js.map(\.geometry) == [[[-64, 4086, 114, 4050, -64, 4015]], [[-64, 3995, 114, 3959]]])
         #expect(js.allSatisfy { $0.tags?["mapbox_clip_start"] != nil })
+    }
+
+    /// A collection left with nothing but points outside a clip (far points) goes no further:
+    /// geojson-vt-cpp carries it into every tile its box reaches, writing the points outside each
+    /// of them, which made a tileset of two far-apart points hold every tile between them.
+    @Test func aCollectionOfFarApartPointsStaysWithItsPoints() throws {
+        let text = #"""
+            {"type": "GeometryCollection", "geometries": [
+             {"type": "Point", "coordinates": [-170, -80]}, {"type": "Point", "coordinates": [170, 80]}]}
+            """#
+        let data = try GeoJSONParser.parse(text)
+        let tiling = try options(#"{"maxZoom": 6, "compatibility": "maplibre-native"}"#)
+        let index = try TileIndex(data, options: tiling)
+        #expect(index.tile(z: 0, x: 0, y: 0)?.map(\.type) == [1, 1])
+        // Tile 3/4/3 lies between them, within geojson-vt-cpp's int16 of both: it writes two points.
+        #expect(index.tile(z: 3, x: 4, y: 3)?.isEmpty ?? true)
+        final class Count: @unchecked Sendable {
+            let lock = Lock()
+            var tiles = 0
+        }
+        let count = Count()
+        try TileIndex.walk(data, options: tiling, maxZoom: 6) { _, _, _, _ in count.lock.withLock { count.tiles += 1 } }
+        #expect(count.tiles > 2 && count.tiles < 50)
     }
 
     /// geojson-vt JS boxes a polygon by its outer ring, geojson-vt-cpp by all its rings: they

@@ -51,17 +51,23 @@ typedef struct mc_tile_index mc_tile_index;
  *                               whole, as one line feature per part with its metrics once a
  *                               clip's edge crosses its box, where JS makes a feature of each
  *                               line; a GeometryCollection clipped as one feature (its box
- *                               all its members'; its points never clipped, so written in
- *                               every tile the collection reaches, outside the tile too; a
- *                               member line cut in several parts one MultiLineString, untagged
- *                               under lineMetrics) and written as one tile feature per member,
- *                               where JS makes a feature of each member; a polygon boxed by
+ *                               all its members'; its Point members never clipped, so they
+ *                               stay in its box and are written outside the tiles its other
+ *                               members reach, where their tile coordinates fit an int16,
+ *                               geojson-vt-cpp's type (past it, its cast is undefined, and
+ *                               MapCore writes nothing); a collection left with only such
+ *                               points goes no further, where geojson-vt-cpp fills every tile
+ *                               of its box with them; a member line cut in several parts one
+ *                               MultiLineString, untagged under lineMetrics) and written as one
+ *                               tile feature per member, where JS makes a feature of each
+ *                               member; a polygon boxed by
  *                               all its rings for the clips' trivial cases (JS: by its outer
  *                               ring; they differ for a ring outside its outer ring); its
  *                               older line and ring clip, which differs where a vertex lies
  *                               exactly on a clip's edge (a slice, and its line metrics, start
- *                               at that vertex) and keeps no ring's last vertex (a ring is
- *                               closed with a copy of its first); line lengths summed with
+ *                               at that vertex) and takes no ring's last vertex from an inside
+ *                               segment (the ring is closed with a copy of its first); line
+ *                               lengths summed with
  *                               hypot; coordinates rounded as C's round (JS: Math.round);
  *                               polygon rings in their input orientation as geojson-vt-cpp
  *                               leaves them (a ring wound against the feature's first ring's

@@ -129,21 +129,48 @@ enum Clip {
                 ProjectedFeature(
                     ref: feature.ref, kind: .multiPolygon, geometry: .polygons(kept), allRings: rules.cpp))
         case .collection(let members):
-            // geojson-vt-cpp cuts every member, with no trivial case of its own, and keeps a
-            // Point member whole wherever the collection goes (its box holds it, so it is
-            // written in tiles it lies outside). A member cut to nothing is dropped: it would
-            // write nothing.
-            var kept: [ProjectedFeature] = []
-            for m in members {
-                if case .point = m.geometry {
-                    kept.append(m)
-                } else {
-                    clipGeometry(m, k1, k2, axis: axis, rules: rules, splitLines: false, into: &kept)
-                }
-            }
-            guard !kept.isEmpty else { return }
+            let (kept, writes) = clipCollection(members, k1, k2, axis: axis, rules: rules)
+            guard writes else { return }
             clipped.append(ProjectedFeature(ref: feature.ref, kind: .collection, geometry: .collection(kept)))
         }
+    }
+
+    /// A collection's members cut as geojson-vt-cpp cuts them, and whether any of them lies
+    /// inside the stripe. geojson-vt-cpp cuts every member, with no trivial case of its own, and
+    /// never cuts a Point member: it stays in the collection's box, and so decides the trivial
+    /// cases of later clips, wherever the collection goes, and is written in every tile the
+    /// collection reaches, outside the tile. MapCore keeps such a point as a far point (see
+    /// `ProjectedKind.farPoint`), and drops a feature whose collection has nothing inside the
+    /// stripe: geojson-vt-cpp would carry it into every tile its box reaches, at every zoom, with
+    /// nothing but far points (a collection of two far-apart points fills the tiles between them:
+    /// a tileset of millions of tiles). A nested collection with nothing inside is kept for its
+    /// far points' place in the box. A member cut to nothing is dropped.
+    private static func clipCollection(
+        _ members: [ProjectedFeature], _ k1: Double, _ k2: Double, axis: Int, rules: Rules
+    ) -> (kept: [ProjectedFeature], writes: Bool) {
+        var kept: [ProjectedFeature] = []
+        var writes = false
+        for m in members {
+            switch m.geometry {
+            case .point(let x, let y):
+                let a = axis == 0 ? x : y
+                let inside = m.kind == .point && a >= k1 && a <= k2
+                writes = writes || inside
+                let box = ProjectedBox(minX: m.minX, minY: m.minY, maxX: m.maxX, maxY: m.maxY)
+                kept.append(inside ? m : ProjectedFeature(ref: m.ref, kind: .farPoint, geometry: m.geometry, box: box))
+            case .collection(let inner):
+                let (parts, innerWrites) = clipCollection(inner, k1, k2, axis: axis, rules: rules)
+                writes = writes || innerWrites
+                if !parts.isEmpty {
+                    kept.append(ProjectedFeature(ref: m.ref, kind: .collection, geometry: .collection(parts)))
+                }
+            default:
+                let count = kept.count
+                clipGeometry(m, k1, k2, axis: axis, rules: rules, splitLines: false, into: &kept)
+                writes = writes || kept.count > count
+            }
+        }
+        return (kept, writes)
     }
 
     /// Line parts as geojson-vt types them: one part is a LineString, more a MultiLineString.

@@ -38,12 +38,18 @@ enum ProjectedKind: UInt8, Sendable {
     case point, multiPoint, lineString, multiLineString, polygon, multiPolygon
     /// A GeometryCollection kept as one feature (maplibre-native compatibility only).
     case collection
+    /// A collection's Point member that a clip found outside its stripe: geojson-vt-cpp never
+    /// clips such a point, so it stays in the collection and in its box (which decides later
+    /// clips) and is written outside every tile below; MapCore writes it only where its tile
+    /// coordinates fit geojson-vt-cpp's int16 (`TileRules.writes(farPointAt:)`), and keeps no
+    /// collection left with far points alone (`Clip`).
+    case farPoint
 
     /// The tile feature type: 1 point, 2 line, 3 polygon. A collection is never written as
     /// one feature (each member is), so it has none: 0.
     var tileType: UInt8 {
         switch self {
-        case .point, .multiPoint: return 1
+        case .point, .multiPoint, .farPoint: return 1
         case .lineString, .multiLineString: return 2
         case .polygon, .multiPolygon: return 3
         case .collection: return 0

@@ -76,7 +76,7 @@ final class IndexedTile {
     ) -> FlatFeatures {
         var flat = FlatFeatures(features: features.count, positions: positions, room: scratch.take(for: 2 * positions))
         let tolerance = z == options.maxZoom ? 0 : options.tolerance / (Double(1 << z) * options.extent)
-        let rule = TileRules(options.compatibility, tolerance: tolerance)
+        let rule = TileRules(options.compatibility, tolerance: tolerance, z: z, x: x, y: y, extent: extent)
         // Through a pointer: iterating the array copied each feature (a retain and a release).
         features.withUnsafeBufferPointer { all in
             for i in all.indices { flat.add(all[i], rule: rule, lineMetrics: options.lineMetrics) }
@@ -132,11 +132,24 @@ struct TileRules {
     /// MapCore keeps them too, but winds them consistently (see windConsistently).
     let rewinds: Bool
 
-    init(_ compatibility: TilingOptions.Compatibility, tolerance: Double) {
+    /// The tile, for `writes(farPointAt:)`.
+    private let z2: Double, tx: Double, ty: Double, extent: Double
+
+    init(_ compatibility: TilingOptions.Compatibility, tolerance: Double, z: Int, x: Int, y: Int, extent: Double) {
         self.tolerance = tolerance
         sqTolerance = tolerance * tolerance
         cpp = compatibility == .maplibreNative
         rewinds = compatibility == .geojsonVT
+        z2 = Double(1 << z)
+        (tx, ty, self.extent) = (Double(x), Double(y), extent)
+    }
+
+    /// Whether a collection's far point (`ProjectedKind.farPoint`) is written: where its tile
+    /// coordinates fit geojson-vt-cpp's int16, as geojson-vt-cpp writes it there (outside the
+    /// tile); past them its cast is undefined, and MapCore writes nothing.
+    func writes(farPointAt x: Double, _ y: Double) -> Bool {
+        let tileX = (extent * (x * z2 - tx)).rounded(), tileY = (extent * (y * z2 - ty)).rounded()
+        return tileX >= -32768 && tileX <= 32767 && tileY >= -32768 && tileY <= 32767
     }
 
     /// Whether the vertices are kept whatever their importance (geojson-vt JS at maxZoom).
@@ -265,8 +278,13 @@ private struct FlatFeatures: Sendable {
             }
         case .collection(let members):
             // geojson-vt-cpp writes each member as a feature of its own, with the collection's
-            // id and tags.
-            for m in members { add(m, rule: rule, lineMetrics: lineMetrics) }
+            // id and tags (far points where geojson-vt-cpp's int16 holds them: see `TileRules`).
+            for m in members {
+                if m.kind == .farPoint, case .point(let x, let y) = m.geometry, !rule.writes(farPointAt: x, y) {
+                    continue
+                }
+                add(m, rule: rule, lineMetrics: lineMetrics)
+            }
             return
         }
         guard runEnds.count > firstRun else { return }
