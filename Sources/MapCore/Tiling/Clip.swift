@@ -154,10 +154,12 @@ enum Clip {
             switch m.geometry {
             case .point(let x, let y):
                 let a = axis == 0 ? x : y
+                // A far point stays far: every stripe below lies inside this one.
                 let inside = m.kind == .point && a >= k1 && a <= k2
                 writes = writes || inside
-                let box = ProjectedBox(minX: m.minX, minY: m.minY, maxX: m.maxX, maxY: m.maxY)
-                kept.append(inside ? m : ProjectedFeature(ref: m.ref, kind: .farPoint, geometry: m.geometry, box: box))
+                kept.append(
+                    inside || m.kind == .farPoint
+                        ? m : ProjectedFeature(ref: m.ref, kind: .farPoint, geometry: m.geometry, box: m.box))
             case .collection(let inner):
                 let (parts, innerWrites) = clipCollection(inner, k1, k2, axis: axis, rules: rules)
                 writes = writes || innerWrites
@@ -280,7 +282,7 @@ enum Clip {
                 segLen = hypot(g[3 * i + 3] - g[3 * i], g[3 * i + 4] - g[3 * i + 1])
             }
             if a < k1 || a > k2 {
-                // Outside: (lo, hi) the edge it enters across first and the one beyond.
+                // Outside: `near` the edge it would enter across, `far` the one beyond.
                 let (near, far) = a < k1 ? (k1, k2) : (k2, k1)
                 let enters = a < k1 ? b > k1 : b < k2
                 let passes = a < k1 ? b > k2 : b < k1

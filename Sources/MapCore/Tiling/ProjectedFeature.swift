@@ -126,7 +126,7 @@ struct ProjectedFeature: Sendable {
                 }
             }
         case .collection(let members):
-            for m in members { box.extend(ProjectedBox(minX: m.minX, minY: m.minY, maxX: m.maxX, maxY: m.maxY)) }
+            for m in members { box.extend(m.box) }
         }
         self.init(ref: ref, kind: kind, geometry: geometry, box: box)
     }
@@ -146,6 +146,9 @@ struct ProjectedFeature: Sendable {
         let word = UnsafeRawPointer(base + i + ahead).load(fromByteOffset: offset, as: UInt.self)
         mc_prefetch_write(UnsafeRawPointer(bitPattern: word))
     }
+
+    /// The feature's box.
+    var box: ProjectedBox { ProjectedBox(minX: minX, minY: minY, maxX: maxX, maxY: maxY) }
 
     /// Positions in the geometry (a tile's `numPoints` counts them whether simplified away or not).
     var positionCount: Int { Int(positions) }
