@@ -11,6 +11,7 @@ sweep of getClusters as dicts in its own fresh process (`sweep_child`).
 import ctypes
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -198,6 +199,21 @@ def run(name, path):
     levels = mc.stats()["levels"]
     print(f"  {kdbush_baseline(n)}; an exact index builds one tree per level: {len(levels)} trees, "
           f"{sum(l['items'] for l in levels):,} items in all")
+
+    # A clustering DataSource's index with MapLibre's options (extent 8192, radius 50 * 16, zooms
+    # 0-17): supercluster-cpp's build (maplibre-native, the default) and supercluster JS's, medians.
+    def source_build(compatibility):
+        source = mapcore.DataSource(cluster=True, tile_compatibility=compatibility)
+        source.add(g)
+        t = time.perf_counter()
+        source.cluster_index()
+        return time.perf_counter() - t
+    t_cpp = statistics.median(source_build("maplibre-native") for _ in range(3))
+    t_js = statistics.median(source_build("geojson-vt") for _ in range(3))
+    t_py_src = statistics.median(seconds(lambda: pysupercluster.SuperCluster(
+        xy, min_zoom=0, max_zoom=17, radius=800, extent=8192))[0] for _ in range(3))
+    print(f"source index     MapCore {t_cpp:6.3f} s (supercluster-cpp's build)  {t_js:6.3f} s (supercluster JS's)"
+          f"   pysupercluster {t_py_src:6.3f} s (same options, bare points)")
 
     # The C ABI's hot path: flat records into the caller's buffer, reused from call to call (a
     # renderer's frame loop). A fresh array per call adds the kernel's page faults for its memory.

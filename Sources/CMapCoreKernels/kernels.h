@@ -1,7 +1,8 @@
 /* Kernels the Swift core needs an instruction for that Swift cannot spell: SSE2 compares with
  * movemask (part of every x86-64 CPU), Douglas-Peucker's scan in SSE2 or AVX2 lanes, and a
- * prefetch hint. Header-only and static inline, so the Swift compiler emits them into its own
- * code and inlines them; other CPUs take the scalar loops, which give the same answers. Not part
+ * prefetch hint; and one hot loop Swift ran much slower (kdbush.hpp's `within`, docs/NOTES.md).
+ * Header-only and static inline, so the Swift compiler emits them into its own code and
+ * inlines them; other CPUs take the scalar loops, which give the same answers. Not part
  * of the public C ABI. */
 #ifndef MAPCORE_KERNELS_H
 #define MAPCORE_KERNELS_H
@@ -276,6 +277,51 @@ static inline int mc_dp_farthest(const double *c, intptr_t first, intptr_t last,
     if (mc_has_avx2()) return mc_dp_farthest_avx2(c, first, last, sq_tolerance, index, sq_dist);
 #endif
     return mc_dp_farthest_two_lanes(c, first, last, sq_tolerance, index, sq_dist);
+}
+
+/* kdbush.hpp's `within` (supercluster-cpp's neighbour query) over the interleaved double x, y
+ * of a tree's n slots and their ids: writes the ids within r of (qx, qy) to `out` (room for n)
+ * in its recursion's order (a node's middle item, then its lower half, then its upper; a bucket
+ * of at most node_size + 1 slots in slot order) and returns how many. The recursion becomes an
+ * explicit stack of pending ranges, at most one per tree level plus one: 64 cover any n.
+ * Contraction into fused multiply-adds is off (above), as in a build for x86-64. */
+static inline intptr_t mc_kdcpp_within(const int32_t *ids, const double *c, intptr_t n, intptr_t node_size,
+                                       double qx, double qy, double r, int32_t *out) {
+    intptr_t stack[3 * 64];
+    intptr_t top = 3, count = 0;
+    const double r2 = r * r;
+    if (n <= 0) return 0;
+    stack[0] = 0;
+    stack[1] = n - 1;
+    stack[2] = 0;
+    while (top > 0) {
+        top -= 3;
+        const intptr_t left = stack[top], right = stack[top + 1], axis = stack[top + 2];
+        if (right - left <= node_size) {
+            for (intptr_t i = left; i <= right; i++) {
+                const double dx = c[2 * i] - qx, dy = c[2 * i + 1] - qy;
+                if (dx * dx + dy * dy <= r2) out[count++] = ids[i];
+            }
+            continue;
+        }
+        const intptr_t m = (left + right) >> 1;
+        const double x = c[2 * m], y = c[2 * m + 1];
+        const double dx = x - qx, dy = y - qy;
+        if (dx * dx + dy * dy <= r2) out[count++] = ids[m];
+        if (axis == 0 ? qx + r >= x : qy + r >= y) {
+            stack[top] = m + 1;
+            stack[top + 1] = right;
+            stack[top + 2] = 1 - axis;
+            top += 3;
+        }
+        if (axis == 0 ? qx - r <= x : qy - r <= y) {
+            stack[top] = left;
+            stack[top + 1] = m - 1;
+            stack[top + 2] = 1 - axis;
+            top += 3;
+        }
+    }
+    return count;
 }
 
 /* A hint to start loading the cache line at p; never faults, whatever p is. */

@@ -42,6 +42,7 @@ static void test_cluster_index(void) {
     /* Features by id, in the order asked: a cluster, then input points 7 and 0. */
     {
         const int64_t ids[3] = {164, 7, 0}, unknown[2] = {0, INT64_MAX}, negative[1] = {-1};
+        const int64_t both_forms[2] = {164, -165};
         CHECK_STATUS(mc_cluster_index_get_features(index, ids, 3, 0, &buf), MC_OK);
         CHECK(text_contains(&buf, "\"features\":[{\"type\":\"Feature\",\"id\":164,"));
         CHECK(buf.data && strstr(buf.data, "Newman I.") && strstr(buf.data, "Niagara Falls") &&
@@ -66,6 +67,11 @@ static void test_cluster_index(void) {
         CHECK_STATUS(mc_cluster_index_get_features(index, unknown, 2, 0, &buf), MC_E_NOT_FOUND);
         CHECK(buf.data == NULL);
         CHECK_STATUS(mc_cluster_index_get_features(index, negative, 1, 0, &buf), MC_E_NOT_FOUND);
+        /* -1 - id names the same cluster as its id (the only form in supercluster-cpp's ids). */
+        CHECK_STATUS(mc_cluster_index_get_features(index, both_forms, 2, 0, &buf), MC_OK);
+        CHECK(text_contains(&buf, "\"cluster_id\":164,") && buf.data &&
+              strstr(strstr(buf.data, "\"cluster_id\":164,") + 1, "\"cluster_id\":164,"));
+        mc_buf_dispose(&buf);
         CHECK_STATUS(mc_cluster_index_get_features(index, NULL, 1, 0, &buf), MC_E_INVALID_ARGUMENT);
         CHECK_STATUS(mc_cluster_index_get_features(index, ids, SIZE_MAX, 0, &buf), MC_E_INVALID_ARGUMENT);
         CHECK_STATUS(mc_cluster_index_get_features(index, ids, 3, 0, NULL), MC_E_INVALID_ARGUMENT);

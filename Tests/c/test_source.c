@@ -43,6 +43,27 @@ static void test_source(void) {
     CHECK_STATUS(mc_source_clear(source), MC_OK);
     CHECK_STATUS(mc_cluster_index_get_clusters_flat(view, world, 0, items, 64, &count), MC_OK);
     CHECK(count > 0);
+    /* The source's index is supercluster-cpp's (maplibre-native, the default): cluster ids
+     * overlap the 163 input indexes. point_count tells a flat item's kind, and the features call
+     * names a cluster as -1 - id, a point by its index; an id past the inputs names nothing. */
+    {
+        int64_t cluster[1] = {0}, point[1] = {-1}, past[1] = {0};
+        char expected[64];
+        for (size_t k = 0; k < count && point[0] < 0; k++) {
+            if (items[k].point_count > 1 && items[k].id < 163) point[0] = items[k].id;
+        }
+        CHECK(point[0] >= 0);
+        cluster[0] = -1 - point[0];
+        past[0] = 163 + point[0];
+        snprintf(expected, sizeof expected, "\"cluster_id\":%lld,", (long long)point[0]);
+        CHECK_STATUS(mc_cluster_index_get_features(view, cluster, 1, 0, &buf), MC_OK);
+        CHECK(text_contains(&buf, expected));
+        mc_buf_dispose(&buf);
+        CHECK_STATUS(mc_cluster_index_get_features(view, point, 1, 0, &buf), MC_OK);
+        CHECK(!text_contains(&buf, "cluster_id") && text_contains(&buf, "scalerank"));
+        mc_buf_dispose(&buf);
+        CHECK_STATUS(mc_cluster_index_get_features(view, past, 1, 0, &buf), MC_E_NOT_FOUND);
+    }
     mc_cluster_index_free(view);
     CHECK_STATUS(mc_source_count(source, &count), MC_OK);
     CHECK(count == 0);

@@ -349,7 +349,8 @@ class ClusterIndex {
             return mc_cluster_index_get_leaves_flat(handle_, cluster_id, &page, items, cap, n);
         });
     }
-    /// The items `ids` name (input indexes of points, cluster ids), as a FeatureCollection.
+    /// The items `ids` name (input indexes of points; a cluster with cluster id c as -1 - c, or
+    /// in supercluster JS's numbering as c), as a FeatureCollection.
     /// `msgpack`: as MessagePack bytes (MC_SERIALIZE_MSGPACK) instead of JSON text.
     std::string features(const std::vector<std::int64_t> &ids, bool msgpack = false) const {
         const std::uint32_t form = msgpack ? MC_SERIALIZE_MSGPACK : 0u;

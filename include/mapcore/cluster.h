@@ -9,6 +9,26 @@
  * N = number of input features (null-geometry features included). Ids are > N, so they never
  * collide with the 0..N-1 input indexes a point is known by.
  *
+ * supercluster-cpp's index: the cluster index of a data source in tileCompatibility
+ * "maplibre-native" (its default; mapcore/source.h) is the one supercluster-cpp 0.5.0 builds,
+ * the clustering MapLibre Native runs, with the same answers as it to every query:
+ *   - positions are doubles (supercluster JS rounds its trees' to float32) in kdbush.hpp's trees,
+ *     whose order (a node's lower half first) is the order of a tile's features, of a cluster's
+ *     children and leaves, and of the sums and folds that make a cluster;
+ *   - id = (index in the level above << 5) + (zoom formed + 1), without N: cluster ids overlap
+ *     input indexes (a flat item's point_count tells them apart: 1 for a point), and
+ *     mc_cluster_index_get_features names a cluster by -1 - id;
+ *   - a cluster that takes in no neighbour is formed again one zoom down, with a new id (its
+ *     children: the cluster it was), where supercluster JS keeps it;
+ *   - clusterProperties are mapped and folded as MapLibre Native does: a point whose properties
+ *     are empty maps to nothing and is not folded; a cluster whose first point had none starts
+ *     from null; each map expression sees the properties alone (no geometry or id);
+ *   - point_count_abbreviated is always a string, "%.1fk" from 1,000 and "%fk" from 10,000 as
+ *     its stream writes them ("1.2k", "12.000000k"), and tile coordinates round as C's round.
+ * Not reproduced: getChildren(0), which supercluster-cpp answers with the z0 items it never
+ * gave a parent (0 is no cluster's id: not found here); levels past 2^27 items, whose rest
+ * supercluster-cpp drops (a source of that size cannot be loaded here either).
+ *
  * JSON results are library-owned mc_buf text (dispose with mc_buf_dispose); `flags` may be
  * MC_SERIALIZE_PRETTY. Points come back as the input features, clusters as
  *   {"type":"Feature","id":ID,"properties":{...aggregates, "cluster":true,"cluster_id":ID,
@@ -130,7 +150,9 @@ MC_API int mc_cluster_index_get_leaves_flat(mc_cluster_index *index, int64_t clu
 
 /* The items `ids` name (count of them, in that order; NULL only with count 0) as a
  * FeatureCollection written as the calls above write them: an id in 0..N-1 is the point of that
- * input index (its input feature), a larger one a cluster (its feature with its properties).
+ * input index (its input feature); -1 - c the cluster with cluster id c (its feature with its
+ * properties); in supercluster JS's numbering a cluster id itself too (it is above N). In
+ * supercluster-cpp's numbering (above) ids past N name nothing: use -1 - c for clusters.
  * With the _flat queries this answers a query in two steps, fetching only the features a caller
  * does not hold yet: the Python binding keeps each point's dict once fetched, as supercluster JS
  * hands back its input features. `flags`: MC_SERIALIZE_PRETTY, or MC_SERIALIZE_MSGPACK for

@@ -143,13 +143,15 @@ MC_API int mc_source_cluster_index(mc_source *source, mc_cluster_index **out);
  *   - clustering: supercluster's getTile over the cluster index (extent 8192, radius =
  *     clusterRadius * 16, maxZoom = clusterMaxZoom): points and clusters with their properties
  *     (cluster, cluster_id, point_count, point_count_abbreviated, clusterProperties). With
- *     tileCompatibility "maplibre-native", point_count_abbreviated is what MapLibre Native's
- *     supercluster-cpp writes (always a string; "1.2k" for 1,250 and "12.000000k" for 12,000,
- *     where supercluster JS writes "1.3k" and "12k"), in tiles and in every cluster query, and
- *     tile coordinates are rounded as C's round. Cluster ids are supercluster JS's in both:
- *     supercluster-cpp numbers clusters without the point count and gives a cluster that takes
- *     in no neighbour a new id at each zoom, so a style that reads cluster_id or a cluster's
- *     feature id sees other numbers in MapLibre Native.
+ *     tileCompatibility "maplibre-native" the index is the one MapLibre Native's supercluster-cpp
+ *     0.5.0 builds (mapcore/cluster.h, "supercluster-cpp's index"), in tiles and in every cluster
+ *     query: radius rounded (round(clusterRadius * 16)); positions in doubles; its KD tree's
+ *     order of features in a tile, children and folds; its cluster ids, which a cluster that
+ *     takes in no neighbour changes at every zoom and which overlap input indexes; aggregates
+ *     mapped and folded as MapLibre Native does (a point without properties adds nothing);
+ *     point_count_abbreviated always a string ("1.2k" for 1,250 and "12.000000k" for 12,000,
+ *     where supercluster JS writes "1.3k" and "12k"); tile coordinates rounded as C's round.
+ *     With "geojson-vt" it is supercluster JS's (GL JS).
  *   - otherwise: geojson-vt's getTile with maxZoom = the source's maxZoom (at most 24), extent
  *     8192, buffer = round(buffer * 16), tolerance = tolerance * 16, lineMetrics; indexMaxZoom 5
  *     and indexMaxPoints 100000 as geojson-vt's defaults; compatibility = tileCompatibility.

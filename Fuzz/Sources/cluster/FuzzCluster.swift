@@ -1,10 +1,11 @@
 // Fuzz target: supercluster's index over the input's points, under options and aggregate cluster
-// properties its first 3 bytes pick (radius, extent, zooms, minPoints, nodeSize, generateId); the
-// rest is GeoJSON. Properties (a property broken is a crash, which libFuzzer reports with the
-// input): building and every query answer or report an error, never trap; when every longitude
-// is within -180...180, every zoom's world query counts each point once (the sum of the items'
-// point counts is the same at every zoom); a cluster's children sum to its point count, its
-// leaves are as many, and it expands at a zoom after the one it was formed at, at most maxZoom + 1.
+// properties its first 3 bytes pick (radius, extent, zooms, minPoints, nodeSize, generateId, and
+// supercluster JS's build or supercluster-cpp's: `maplibreNativeOutput`); the rest is GeoJSON.
+// Properties (a property broken is a crash, which libFuzzer reports with the input): building and
+// every query answer or report an error, never trap; when every longitude is within -180...180,
+// every zoom's world query counts each point once (the sum of the items' point counts is the same
+// at every zoom); a cluster's children sum to its point count, its leaves are as many, and it
+// expands at a zoom after the one it was formed at, at most maxZoom + 1.
 import MapCore
 
 private let radii = [40.0, 1, 1e-9, 1e9, 80]
@@ -28,6 +29,7 @@ public func fuzzCluster(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     options.minPoints = minPoints[(b / 8) % minPoints.count]
     options.nodeSize = nodeSizes[(b / 32) % nodeSizes.count]
     options.generateId = c & 1 != 0
+    options.maplibreNativeOutput = c & 8 != 0
     let input = UnsafeBufferPointer(start: data + 3, count: size - 3)
     guard let value = try? GeoJSONParser.parse(input, limits: .lenientGeoJSON) else { return 0 }
     var features = value.features
@@ -58,7 +60,7 @@ public func fuzzCluster(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
             if childSum != count || leaves.count != count {
                 fatalError("cluster \(id) of \(count) points: children sum to \(childSum), \(leaves.count) leaves")
             }
-            let formed = ((id - features.count) & 31) - 1
+            let formed = ((options.maplibreNativeOutput ? id : id - features.count) & 31) - 1
             if expansion <= formed || expansion > options.maxZoom + 1 {
                 fatalError("cluster \(id) formed at zoom \(formed) expands at \(expansion)")
             }

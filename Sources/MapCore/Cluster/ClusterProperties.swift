@@ -72,4 +72,29 @@ public struct ClusterProperties: Sendable {
             accumulated[p.name] = (try? p.reduce.evaluate(ctx))?.json() ?? .null
         }
     }
+
+    /// A point's mapped properties as MapLibre Native's clustered source makes them for
+    /// supercluster-cpp: none (empty) for a point without properties, else each map expression
+    /// evaluated on the properties alone (no geometry or id), null where it fails.
+    func mapNative(_ pointProperties: JSONObject?) -> JSONObject {
+        guard let pointProperties, !pointProperties.isEmpty else { return JSONObject() }
+        var ctx = EvaluationContext()
+        ctx.properties = pointProperties
+        var out = JSONObject()
+        for p in properties {
+            out[p.name] = (try? p.map.evaluate(ctx))?.json() ?? .null
+        }
+        return out
+    }
+
+    /// MapLibre Native's reduce: only the properties `other` holds are folded, each from what
+    /// `accumulated` holds (null where it holds nothing).
+    func reduceNative(_ accumulated: inout JSONObject, _ other: JSONObject) {
+        var ctx = EvaluationContext()
+        ctx.properties = other
+        for p in properties where other[p.name] != nil {
+            ctx.accumulated = ExpressionValue(json: accumulated[p.name] ?? .null)
+            accumulated[p.name] = (try? p.reduce.evaluate(ctx))?.json() ?? .null
+        }
+    }
 }

@@ -31,6 +31,8 @@ extension Supercluster {
         var clusterProps: [JSONObject]
         var clusterRanges: [Range<Int>]
         var trees: [KDBush]
+        /// supercluster-cpp's levels, which replace `trees` and `pointXY` (`buildCpp`).
+        var cpp: CppLevels? = nil
     }
 
     /// Builds the index of the inputs `located` (ascending input indexes with a position in

@@ -73,6 +73,11 @@ public final class Supercluster: Sendable {
     private let clusterRanges: [Range<Int>]
     /// trees[z - minZoom] for z in minZoom...maxZoom+1 (the last one holds the raw points).
     private let trees: [KDBush]
+    /// supercluster-cpp's levels instead of `trees` and `pointXY`, when the options ask for its
+    /// output (`SuperclusterOptions.maplibreNativeOutput`).
+    private let cpp: CppLevels?
+    /// What a cluster id is counted from: the input count in supercluster JS, 0 in supercluster-cpp.
+    private var idBase: Int { cpp == nil ? inputCount : 0 }
 
     /// Indexes `features`. Features without geometry are skipped; any other non-Point geometry
     /// is an error, as clustering only applies to points.
@@ -138,9 +143,13 @@ public final class Supercluster: Sendable {
         options: SuperclusterOptions, clusterProperties: ClusterProperties?
     ) throws(MapCoreError) {
         try options.validate()
-        let built = try Self.build(
-            input: input, count: n, lngLat: lngLat, located: order, options: options,
-            props: clusterProperties)
+        let built =
+            options.maplibreNativeOutput
+            ? try Self.buildCpp(
+                input: input, count: n, lngLat: lngLat, located: order, options: options, props: clusterProperties)
+            : try Self.build(
+                input: input, count: n, lngLat: lngLat, located: order, options: options,
+                props: clusterProperties)
         self.options = options
         self.clusterProperties = clusterProperties
         inputFeatures = input
@@ -152,6 +161,7 @@ public final class Supercluster: Sendable {
         clusterProps = built.clusterProps
         clusterRanges = built.clusterRanges
         trees = built.trees
+        cpp = built.cpp
     }
 
     // MARK: item accessors
@@ -239,20 +249,25 @@ public final class Supercluster: Sendable {
         return whole + "." + String(repeating: "0", count: decimals - fraction.count) + fraction
     }
 
-    /// The item an id names: a point by its input index (0..<inputCount), or a cluster by its
-    /// cluster id; anything else is not found.
+    /// The item an id names: a point by its input index (0..<inputCount), the cluster with
+    /// cluster id c by -1 - c, and in supercluster JS's numbering (ids above the input count) a
+    /// cluster by its id too; anything else is not found. supercluster-cpp's ids overlap input
+    /// indexes, so only the negative form names its clusters.
     public func item(id: Int) throws(MapCoreError) -> ClusterItem {
-        if id >= 0 && id < inputCount { return .point(id) }
+        if id < 0 { return .cluster(try cluster(withID: -1 - id)) }
+        if id < inputCount { return .point(id) }
+        guard cpp == nil else { throw MapCoreError(.notFound, "No point with the input index \(id).") }
         return .cluster(try cluster(withID: id))
     }
+
+    /// The zoom field of a cluster id: the zoom it was formed at, plus 1.
+    private func zoomField(_ id: Int) -> Int { (id - idBase) & 31 }
 
     /// The cluster table index of a cluster id, or a not-found error.
     public func cluster(withID id: Int) throws(MapCoreError) -> Int {
         let notFound = MapCoreError(.notFound, "No cluster with the specified id (\(id)).")
-        let base = inputCount
-        guard id > base else { throw notFound }
-        let zoomField = (id - base) & 31
-        let formedAt = zoomField - 1
+        guard id > idBase else { throw notFound }
+        let formedAt = zoomField(id) - 1
         guard formedAt >= options.minZoom, formedAt <= options.maxZoom else { throw notFound }
         let range = clusterRanges[formedAt - options.minZoom]
         var lo = range.lowerBound, hi = range.upperBound
@@ -282,6 +297,32 @@ public final class Supercluster: Sendable {
         pointXY.withUnsafeBufferPointer { points in
             clusters.withUnsafeBufferPointer { clusters in body(ItemPositions(points: points, clusters: clusters)) }
         }
+    }
+
+    /// The refs of level `level` (an index into the trees) in the box, in its tree's report order.
+    private func forEachRef(
+        level: Int, minX: Double, minY: Double, maxX: Double, maxY: Double, _ body: (Int32) -> Void
+    ) {
+        if let cpp {
+            cpp.withPositions(clusters) { positions in
+                cpp.trees[level].range(minX: minX, minY: minY, maxX: maxX, maxY: maxY, positions: positions, body)
+            }
+            return
+        }
+        let tree = trees[level]
+        withItemPositions { positions in
+            tree.range(minX: minX, minY: minY, maxX: maxX, maxY: maxY, positions: positions, body)
+        }
+    }
+
+    /// The refs of level `level` within `r` of (x, y), in its tree's report order.
+    private func forEachRef(level: Int, within r: Double, of x: Double, _ y: Double, _ body: (Int32) -> Void) {
+        if let cpp {
+            cpp.withPositions(clusters) { positions in cpp.trees[level].within(x, y, r, positions: positions, body) }
+            return
+        }
+        let tree = trees[level]
+        withItemPositions { positions in tree.within(x, y, r, positions: positions, body) }
     }
 
     /// The level a query zoom reads: floored and clamped to minZoom...maxZoom+1.
@@ -337,7 +378,7 @@ public final class Supercluster: Sendable {
         guard west.isFinite, south.isFinite, east.isFinite, north.isFinite else {
             throw MapCoreError(.invalidArgument, "The bounding box must hold four finite numbers.")
         }
-        let tree = trees[try level(zoom)]
+        let level = try level(zoom)
         var out = ContiguousArray<Int32>()
         func wrap(_ lng: Double) -> Double {
             ((lng + 180).truncatingRemainder(dividingBy: 360) + 360).truncatingRemainder(dividingBy: 360) - 180
@@ -346,12 +387,10 @@ public final class Supercluster: Sendable {
         var maxLng = east == 180 ? 180 : wrap(east)
         let minLat = max(-90, min(90, south)), maxLat = max(-90, min(90, north))
         func collect(_ w: Double, _ e: Double) {
-            withItemPositions { positions in
-                tree.range(
-                    minX: Projection.x(lng: w), minY: Projection.y(lat: maxLat),
-                    maxX: Projection.x(lng: e), maxY: Projection.y(lat: minLat), positions: positions
-                ) { out.append($0) }
-            }
+            forEachRef(
+                level: level, minX: Projection.x(lng: w), minY: Projection.y(lat: maxLat),
+                maxX: Projection.x(lng: e), maxY: Projection.y(lat: minLat)
+            ) { out.append($0) }
         }
         if east - west >= 360 {
             minLng = -180
@@ -376,31 +415,29 @@ public final class Supercluster: Sendable {
             throw MapCoreError(
                 .invalidArgument, "Tile \(z)/\(x)/\(y) is outside the \(tilesPerSide)x\(tilesPerSide) grid.")
         }
-        let tree = trees[try level(Double(z))]
+        let level = try level(Double(z))
         let z2 = Double(tilesPerSide)
         let p = options.radius / options.extent
         let top = (Double(y) - p) / z2, bottom = (Double(y) + 1 + p) / z2
         let cppRounding = options.maplibreNativeOutput
         var out: [TileItem] = []
         func add(minX: Double, maxX: Double, shiftX: Double) {
-            withItemPositions { positions in
-                tree.range(minX: minX, minY: top, maxX: maxX, maxY: bottom, positions: positions) { ref in
-                    let item = ClusterItem(ref: ref)
-                    let px: Double, py: Double
-                    switch item {
-                    case .point(let i):
-                        px = Projection.x(lng: pointLngLat[2 * i])
-                        py = Projection.y(lat: pointLngLat[2 * i + 1])
-                    case .cluster(let c):
-                        px = clusters[c].x
-                        py = clusters[c].y
-                    }
-                    let tx = options.extent * (px * z2 - shiftX), ty = options.extent * (py * z2 - Double(y))
-                    out.append(
-                        cppRounding
-                            ? TileItem(item: item, x: tx.rounded(), y: ty.rounded())
-                            : TileItem(item: item, x: tx.jsRounded, y: ty.jsRounded))
+            forEachRef(level: level, minX: minX, minY: top, maxX: maxX, maxY: bottom) { ref in
+                let item = ClusterItem(ref: ref)
+                let px: Double, py: Double
+                switch item {
+                case .point(let i):
+                    px = Projection.x(lng: pointLngLat[2 * i])
+                    py = Projection.y(lat: pointLngLat[2 * i + 1])
+                case .cluster(let c):
+                    px = clusters[c].x
+                    py = clusters[c].y
                 }
+                let tx = options.extent * (px * z2 - shiftX), ty = options.extent * (py * z2 - Double(y))
+                out.append(
+                    cppRounding
+                        ? TileItem(item: item, x: tx.rounded(), y: ty.rounded())
+                        : TileItem(item: item, x: tx.jsRounded, y: ty.jsRounded))
             }
         }
         add(minX: (Double(x) - p) / z2, maxX: (Double(x) + 1 + p) / z2, shiftX: Double(x))
@@ -412,22 +449,20 @@ public final class Supercluster: Sendable {
     /// The items a cluster was formed from, in supercluster's order.
     public func children(of clusterID: Int) throws(MapCoreError) -> [ClusterItem] {
         let c = try cluster(withID: clusterID)
-        let zoomField = (clusterID - inputCount) & 31
-        let tree = trees[zoomField - options.minZoom]
+        let zoomField = zoomField(clusterID)
         let r = options.radius / (options.extent * pow(2, Double(zoomField - 1)))
         var out: [ClusterItem] = []
-        // The leader's position as the pass saw it: a point's tree coordinates (its projection
-        // rounded to Float), a cluster's exact centre.
+        // The leader's position as the pass saw it: a point's tree coordinates (its projection,
+        // rounded to Float in supercluster JS), a cluster's exact centre.
         let leader = clusters[c].leader
         let (ox, oy) =
-            leader >= 0
-            ? (Double(pointXY[2 * Int(leader)]), Double(pointXY[2 * Int(leader) + 1]))
-            : (clusters[Int(-1 - leader)].x, clusters[Int(-1 - leader)].y)
-        withItemPositions { positions in
-            tree.within(ox, oy, r, positions: positions) { ref in
-                let parent = ref >= 0 ? pointParent[Int(ref)] : clusters[Int(-1 - ref)].parent
-                if parent == Int32(c) { out.append(ClusterItem(ref: ref)) }
-            }
+            leader < 0
+            ? (clusters[Int(-1 - leader)].x, clusters[Int(-1 - leader)].y)
+            : cpp.map { ($0.pointXY[2 * Int(leader)], $0.pointXY[2 * Int(leader) + 1]) }
+                ?? (Double(pointXY[2 * Int(leader)]), Double(pointXY[2 * Int(leader) + 1]))
+        forEachRef(level: zoomField - options.minZoom, within: r, of: ox, oy) { ref in
+            let parent = ref >= 0 ? pointParent[Int(ref)] : clusters[Int(-1 - ref)].parent
+            if parent == Int32(c) { out.append(ClusterItem(ref: ref)) }
         }
         guard !out.isEmpty else { throw MapCoreError(.notFound, "No cluster with the specified id (\(clusterID)).") }
         return out
@@ -469,7 +504,7 @@ public final class Supercluster: Sendable {
     public func expansionZoom(of clusterID: Int) throws(MapCoreError) -> Int {
         var id = clusterID
         _ = try cluster(withID: id)
-        var zoom = ((id - inputCount) & 31) - 1
+        var zoom = zoomField(id) - 1
         while zoom <= options.maxZoom {
             let children = try children(of: id)
             zoom += 1
@@ -493,7 +528,12 @@ public final class Supercluster: Sendable {
 
     /// Number of items at each zoom minZoom...maxZoom+1, and how many of them are clusters.
     public func levelCounts() -> [(zoom: Int, items: Int, clusters: Int)] {
-        trees.enumerated().map { (i, t) in
+        if let cpp {
+            return cpp.trees.enumerated().map { (i, t) in
+                (options.minZoom + i, t.count, t.ids.reduce(0) { $0 + ($1 < 0 ? 1 : 0) })
+            }
+        }
+        return trees.enumerated().map { (i, t) in
             var clusters = 0
             for r in t.refs where r < 0 { clusters += 1 }
             return (options.minZoom + i, t.count, clusters)
@@ -521,7 +561,8 @@ public final class Supercluster: Sendable {
     /// arena a block came from (the build's helper thread has its own), and a stat that changes
     /// between two builds of the same data would make identical indexes look different.
     public var indexByteCount: Int {
-        trees.reduce(0) { $0 + $1.byteCount } + pointLngLat.count * 8 + pointXY.count * 4 + pointParent.count * 4
+        trees.reduce(0) { $0 + $1.byteCount } + (cpp?.byteCount ?? 0) + pointLngLat.count * 8 + pointXY.count * 4
+            + pointParent.count * 4
             + clusters.count * MemoryLayout<ClusterNode>.stride
     }
 }

@@ -11,12 +11,12 @@ public struct SuperclusterOptions: Sendable, Equatable {
     public var nodeSize = 64
     /// Tile features of points get their input index as id.
     public var generateId = false
-    /// Write what supercluster-cpp (which MapLibre Native's clustered GeoJSON sources run) writes
-    /// where it differs from supercluster JS: point_count_abbreviated always a string, "%.1fk"
-    /// from 1,000 and "%fk" from 10,000 as its stream formats them ("1.2k", "12.000000k"), and
-    /// tile coordinates rounded as C's round. Set by a data source in its `maplibre-native`
-    /// compatibility; not in the JSON form. Cluster ids stay supercluster JS's (see
-    /// docs/NOTES.md, Known gaps).
+    /// Build and answer as supercluster-cpp 0.5.0 does (MapLibre Native's clustered GeoJSON
+    /// sources; `Supercluster+Cpp.swift`): its index, ids, orders and folds, point_count_abbreviated
+    /// always a string, "%.1fk" from 1,000 and "%fk" from 10,000 as its stream formats them
+    /// ("1.2k", "12.000000k"), and tile coordinates rounded as C's round. Set by a data source in
+    /// its `maplibre-native` compatibility; not in the JSON form. `nodeSize` does not apply
+    /// (kdbush.hpp's 64).
     public var maplibreNativeOutput = false
 
     public init() {}

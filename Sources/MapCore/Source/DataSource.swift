@@ -105,11 +105,13 @@ public struct DataSourceOptions: Sendable {
         min(clusterMaxZoom ?? max(0, maxZoom - 1), SuperclusterOptions.maxAllowedZoom)
     }
 
-    /// Supercluster options as GL JS derives them: tile extent 8192, radius scaled from 512 px.
+    /// Supercluster options as GL JS derives them: tile extent 8192, radius scaled from 512 px
+    /// (and rounded, as MapLibre Native passes supercluster-cpp an integer radius).
     public var superclusterOptions: SuperclusterOptions {
         var o = SuperclusterOptions()
         o.extent = 8192
         o.radius = clusterRadius * 8192 / 512
+        if tileCompatibility == .maplibreNative { o.radius.round() }
         o.minZoom = 0
         o.maxZoom = effectiveClusterMaxZoom
         o.minPoints = clusterMinPoints

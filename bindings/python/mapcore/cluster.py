@@ -244,10 +244,10 @@ def _dicts_fetching(items: Any, kept: _Kept, fetch: Any, plain: bool, cpp: bool)
             if plain:
                 return out
             ids, clusters = _ids_and_clusters(items)
-            cluster_ids = [ids[k] for k in clusters]
+            cluster_ids = [-1 - ids[k] for k in clusters]
         else:
             ids, clusters = _ids_and_clusters(items)
-            cluster_ids = [ids[k] for k in clusters]
+            cluster_ids = [-1 - ids[k] for k in clusters]
             for k in clusters:
                 ids[k] = len(kept.dicts) - 1
             kept.add(list(compress(ids, map(kept.need.__getitem__, ids))), fetch)
@@ -380,7 +380,9 @@ class _Index(Handle):
                                    getattr(self, "_cpp_counts", False))
 
     def _fetch(self, ids: list[int]) -> list[dict[str, Any]]:
-        """The features of the items `ids` names, as the library writes them."""
+        """The features of the items `ids` names, as the library writes them: a point by its
+        input index, the cluster with cluster id c by -1 - c (in supercluster-cpp's numbering
+        cluster ids and input indexes overlap)."""
         flat = array.array("q", ids)
         room = (ctypes.c_int64 * len(flat)).from_buffer(flat)
         features: list[dict[str, Any]] = take_values(

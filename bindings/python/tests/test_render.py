@@ -220,6 +220,51 @@ def test_cluster_abbreviations_render_as_maplibre_renders_them(pool):
     assert _differing(a, b) > MAX_DIFFERING
 
 
+def _clumps():
+    """6,000 points (seeded) about four centres, from 0.02 to 4 degrees across."""
+    rng = np.random.default_rng(11)
+    centres = ((-73.98, 40.75, 0.02), (2.35, 48.85, 0.3), (139.7, 35.7, 1.5), (-58.4, -34.6, 4.0))
+    features = []
+    for k, (x, y) in enumerate(rng.normal(0, 1, (6000, 2))):
+        lng, lat, spread = centres[k % 4]
+        features.append({"type": "Feature", "properties": {},
+                         "geometry": {"type": "Point", "coordinates": [lng + spread * float(x),
+                                                                       lat + spread * float(y)]}})
+    return {"type": "FeatureCollection", "features": features}
+
+
+CLUMP_VIEWS = {
+    "world": (-170, -60, 170, 70),
+    "region": (132, 30, 146, 41),
+    "city": (-74.02, 40.72, -73.94, 40.78),
+}
+
+
+@pytest.mark.parametrize("view", CLUMP_VIEWS)
+def test_cluster_ids_and_order_render_as_maplibre_renders_them(pool, view):
+    """Clusters drawn by their cluster_id, half transparent and overlapping, so that the ids,
+    the order of a tile's features and their positions all show: MapLibre Native's
+    supercluster-cpp numbers clusters without the point count and anew at each zoom, keeps
+    positions in doubles and lists a tile's items in kdbush.hpp's order. Tiles of supercluster
+    JS's index (geojson-vt compatibility) are the control, which must differ."""
+    clumps = _clumps()
+    options = {"cluster": True, "clusterRadius": 50}
+    colour = ["case", ["has", "cluster_id"],
+              ["match", ["%", ["get", "cluster_id"], 7], 0, "#e41a1c", 1, "#377eb8", 2, "#4daf4a", 3, "#984ea3",
+               4, "#ff7f00", 5, "#a65628", "#f781bf"], "#333333"]
+    paint = {"circle": {"circle-color": colour, "circle-opacity": 0.6,
+                        "circle-radius": ["case", ["has", "point_count"],
+                                          ["min", 40, ["+", 10, ["/", ["get", "point_count"], 20]]], 6]}}
+    bbox = CLUMP_VIEWS[view]
+    a, b = _render_both(pool, clumps, ("circle",), bbox, source_options=options, paint_of=paint)
+    assert _drawn(a) > 0.005
+    assert _differing(a, b) <= MAX_DIFFERING
+    js = mapcore.DataSource(cluster=True, cluster_radius=50, tile_compatibility="geojson-vt")
+    js.add(clumps)
+    a, b = _render_both(pool, clumps, ("circle",), bbox, source_options=options, paint_of=paint, tiles_from=js)
+    assert _differing(a, b) > MAX_DIFFERING, _differing(a, b)
+
+
 def _live(data, options, diffs):
     """A source that received `diffs` one by one after `data`, and the GeoJSON it then holds."""
     source = mapcore.DataSource(**_snake(options))

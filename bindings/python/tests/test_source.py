@@ -379,6 +379,34 @@ def test_readers_never_see_a_mix_while_a_writer_replaces_data():
     assert problems == []
 
 
+@pytest.mark.parametrize("passes", ["C", "Python"])
+def test_cluster_ids_overlap_point_indexes_as_in_maplibre_native(passes, monkeypatch):
+    """MapLibre Native's supercluster-cpp numbers clusters without the point count, so in the
+    source's default compatibility cluster ids overlap the 163 input indexes. Every query tells
+    them apart: a cluster dict (fetched, as it carries aggregates) is that cluster, not the point
+    of the same number, with the C extension's passes and the Python ones. supercluster JS's ids
+    (geojson-vt compatibility) stay above the input count."""
+    if passes == "Python":
+        monkeypatch.setattr(mapcore._lib, "dicts", None)
+    source = _source_with_places(cluster=True, cluster_properties={"rank": ["max", ["get", "scalerank"]]})
+    clusters = [f for f in source.clusters(WORLD, 0) if f["properties"].get("cluster")]
+    low = [f for f in clusters if f["properties"]["cluster_id"] < len(PLACES["features"])]
+    assert low, "some z0 cluster has an id below the input count"
+    points = {f["properties"]["name"] for f in source.clusters(WORLD, 18)}
+    for cluster in low:
+        cid = cluster["properties"]["cluster_id"]
+        assert cluster["id"] == cid and cluster["properties"]["point_count"] > 1 and "name" not in cluster["properties"]
+        leaves = source.leaves(cluster, limit=math.inf)
+        assert len(leaves) == cluster["properties"]["point_count"]
+        assert {f["properties"]["name"] for f in leaves} <= points
+        assert cluster["properties"]["rank"] == max(f["properties"]["scalerank"] for f in leaves)
+        assert sum(c["properties"].get("point_count", 1) for c in source.children(cid)) == len(leaves)
+        assert 0 < source.expansion_zoom(cid) <= 18
+    js = _source_with_places(cluster=True, tile_compatibility="geojson-vt")
+    assert all(f["properties"]["cluster_id"] > len(PLACES["features"])
+               for f in js.clusters(WORLD, 0) if f["properties"].get("cluster"))
+
+
 def test_clustered_source_dicts_are_the_features_the_library_writes_and_follow_writes():
     """clusters() of a clustered source answers from a cluster index view kept for the current
     version, fetching point features once: every answer equals the source's own GeoJSON
