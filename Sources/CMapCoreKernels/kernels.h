@@ -280,13 +280,14 @@ static inline int mc_dp_farthest(const double *c, intptr_t first, intptr_t last,
 }
 
 /* kdbush.hpp's `within` (supercluster-cpp's neighbour query) over the interleaved double x, y
- * of a tree's n slots and their ids: writes the ids within r of (qx, qy) to `out` (room for n)
- * in its recursion's order (a node's middle item, then its lower half, then its upper; a bucket
- * of at most node_size + 1 slots in slot order) and returns how many. The recursion becomes an
+ * of a tree's n slots and their ids: writes the ids within r of (qx, qy) to `out` (room for
+ * `limit`, at most n) in its recursion's order (a node's middle item, then its lower half, then
+ * its upper; a bucket of at most node_size + 1 slots in slot order) and returns how many; stops
+ * at `limit` ids (returning limit). The recursion becomes an
  * explicit stack of pending ranges, at most one per tree level plus one: 64 cover any n.
  * Contraction into fused multiply-adds is off (above), as in a build for x86-64. */
 static inline intptr_t mc_kdcpp_within(const int32_t *ids, const double *c, intptr_t n, intptr_t node_size,
-                                       double qx, double qy, double r, int32_t *out) {
+                                       double qx, double qy, double r, int32_t *out, intptr_t limit) {
     intptr_t stack[3 * 64];
     intptr_t top = 3, count = 0;
     const double r2 = r * r;
@@ -300,14 +301,20 @@ static inline intptr_t mc_kdcpp_within(const int32_t *ids, const double *c, intp
         if (right - left <= node_size) {
             for (intptr_t i = left; i <= right; i++) {
                 const double dx = c[2 * i] - qx, dy = c[2 * i + 1] - qy;
-                if (dx * dx + dy * dy <= r2) out[count++] = ids[i];
+                if (dx * dx + dy * dy <= r2) {
+                    out[count++] = ids[i];
+                    if (count == limit) return count;
+                }
             }
             continue;
         }
         const intptr_t m = (left + right) >> 1;
         const double x = c[2 * m], y = c[2 * m + 1];
         const double dx = x - qx, dy = y - qy;
-        if (dx * dx + dy * dy <= r2) out[count++] = ids[m];
+        if (dx * dx + dy * dy <= r2) {
+            out[count++] = ids[m];
+            if (count == limit) return count;
+        }
         if (axis == 0 ? qx + r >= x : qy + r >= y) {
             stack[top] = m + 1;
             stack[top + 1] = right;

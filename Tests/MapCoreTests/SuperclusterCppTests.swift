@@ -174,12 +174,33 @@ private func tileOf(_ lng: Double, _ lat: Double, _ z: Int) -> (Int, Int) {
         #expect(Set(two.ids).count == 70_000)
         let room = UnsafeMutablePointer<Int32>.allocate(capacity: 70_000)
         defer { room.deallocate() }
-        let found = two.withinOwn(0.5, 0.25, 0.01, into: room)
+        let found = two.withinOwn(0.5, 0.25, 0.01, into: room, limit: 70_000)
+        #expect(two.withinOwn(0.5, 0.25, 0.01, into: room, limit: 3) == 3)
         let expected = (0..<70_000).filter { i in
             let dx = xy[2 * i] - 0.5, dy = xy[2 * i + 1] - 0.25
             return dx * dx + dy * dy <= 0.0001
         }
         #expect(Set((0..<found).map { Int(room[$0]) }) == Set(expected))
         #expect(found == expected.count)
+    }
+
+    /// MapLibre Native keeps a source's clusterRadius as an integer, so supercluster-cpp gets
+    /// 16 × its whole pixels: 50.7 px clusters as 50 (radius 800), and 0.5 px as 0, which
+    /// clusters exact duplicates only. supercluster JS (geojson-vt compatibility) scales the
+    /// fraction.
+    @Test func aDataSourceClustersWithWholePixelsAsMapLibreNativeDoes() throws {
+        var options = DataSourceOptions()
+        options.cluster = true
+        options.clusterRadius = 50.7
+        #expect(options.superclusterOptions.radius == 800)
+        options.clusterRadius = 0.5
+        #expect(options.superclusterOptions.radius == 0)
+        var o = options.superclusterOptions
+        o.maxZoom = 16
+        let sc = try Supercluster(
+            features: [point(10, 10), point(10, 10), point(10.000001, 10)], options: o, clusterProperties: nil)
+        #expect(try sc.tile(z: 0, x: 0, y: 0).map { sc.pointCount($0.item) }.sorted() == [1, 2])
+        options.tileCompatibility = .geojsonVT
+        #expect(options.superclusterOptions.radius == 8)
     }
 }

@@ -7,11 +7,13 @@
  *
  * Cluster ids follow supercluster: id = (index in the level above << 5) + (zoom formed + 1) + N,
  * N = number of input features (null-geometry features included). Ids are > N, so they never
- * collide with the 0..N-1 input indexes a point is known by.
+ * collide with the 0..N-1 input indexes a point is known by. (The one exception, a data
+ * source's index in its default compatibility, follows.)
  *
  * supercluster-cpp's index: the cluster index of a data source in tileCompatibility
  * "maplibre-native" (its default; mapcore/source.h) is the one supercluster-cpp 0.5.0 builds,
- * the clustering MapLibre Native runs, with the same answers as it to every query:
+ * the clustering MapLibre Native runs, with the same answers as it to every query it has
+ * (getClusters, which it lacks, answers as supercluster JS's over this index):
  *   - positions are doubles (supercluster JS rounds its trees' to float32) in kdbush.hpp's trees,
  *     whose order (a node's lower half first) is the order of a tile's features, of a cluster's
  *     children and leaves, and of the sums and folds that make a cluster;
@@ -24,10 +26,14 @@
  *     are empty maps to nothing and is not folded; a cluster whose first point had none starts
  *     from null; each map expression sees the properties alone (no geometry or id);
  *   - point_count_abbreviated is always a string, "%.1fk" from 1,000 and "%fk" from 10,000 as
- *     its stream writes them ("1.2k", "12.000000k"), and tile coordinates round as C's round.
- * Not reproduced: getChildren(0), which supercluster-cpp answers with the z0 items it never
- * gave a parent (0 is no cluster's id: not found here); levels past 2^27 items, whose rest
- * supercluster-cpp drops (a source of that size cannot be loaded here either).
+ *     its stream writes them ("1.2k", "12.000000k"), and tile coordinates round as C's round;
+ *   - a level's items past the 2^27 its ids can number take no turn and are dropped from the
+ *     zooms below, as supercluster-cpp drops them.
+ * Not reproduced: the id 0, which is no cluster's (not found here) but which supercluster-cpp
+ * answers: getChildren(0) gives the z0 items at z0 item 0's exact position whose parent id was
+ * never set (its default, 0), getLeaves(0) their leaves, and getClusterExpansionZoom(0) 255. Nor
+ * tile coordinates past int16 (a cluster radius from 1,536 px), which supercluster-cpp's int16
+ * points wrap to the tile's other side; here they are written as they are.
  *
  * JSON results are library-owned mc_buf text (dispose with mc_buf_dispose); `flags` may be
  * MC_SERIALIZE_PRETTY. Points come back as the input features, clusters as

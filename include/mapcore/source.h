@@ -61,8 +61,10 @@ typedef struct mc_source mc_source;
  *                               supercluster JS's clusters); see the compatibility option in
  *                               mapcore/tile.h and mc_source_get_tile
  * Features failing the filter stay in the source but are left out of the index and of
- * mc_source_get_clusters. The cluster index uses GL JS's derivation: extent 8192, radius =
- * clusterRadius * 16. buffer, tolerance and lineMetrics shape the tiles (mc_source_get_tile).
+ * mc_source_get_clusters. The cluster index uses extent 8192 and radius = clusterRadius * 16, with
+ * clusterRadius cut to an integer first in "maplibre-native" compatibility (MapLibre Native
+ * keeps it as one: 50.7 px clusters as 50, below 1 px only exact duplicates), as given in
+ * "geojson-vt" (GL JS). buffer, tolerance and lineMetrics shape the tiles (mc_source_get_tile).
  * Unknown keys and bad values: MC_E_INVALID_ARGUMENT naming the
  * option; a filter that does not compile: MC_E_EXPRESSION (path = the failing node's key path in
  * the filter, e.g. [2][1]). */
@@ -145,7 +147,7 @@ MC_API int mc_source_cluster_index(mc_source *source, mc_cluster_index **out);
  *     (cluster, cluster_id, point_count, point_count_abbreviated, clusterProperties). With
  *     tileCompatibility "maplibre-native" the index is the one MapLibre Native's supercluster-cpp
  *     0.5.0 builds (mapcore/cluster.h, "supercluster-cpp's index"), in tiles and in every cluster
- *     query: radius rounded (round(clusterRadius * 16)); positions in doubles; its KD tree's
+ *     query: the radius from the integer clusterRadius (above); positions in doubles; its KD tree's
  *     order of features in a tile, children and folds; its cluster ids, which a cluster that
  *     takes in no neighbour changes at every zoom and which overlap input indexes; aggregates
  *     mapped and folded as MapLibre Native does (a point without properties adds nothing);

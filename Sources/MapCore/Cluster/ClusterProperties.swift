@@ -56,21 +56,12 @@ public struct ClusterProperties: Sendable {
     func map(_ feature: Feature) -> JSONObject {
         var ctx = EvaluationContext(feature: feature)
         ctx.geometry = feature.geometry
-        var out = JSONObject()
-        for p in properties {
-            out[p.name] = (try? p.map.evaluate(ctx))?.json() ?? .null
-        }
-        return out
+        return mapped(ctx)
     }
 
     /// Folds `other` (mapped properties of a point or a cluster) into `accumulated`.
     func reduce(_ accumulated: inout JSONObject, _ other: JSONObject) {
-        var ctx = EvaluationContext()
-        ctx.properties = other
-        for p in properties {
-            ctx.accumulated = ExpressionValue(json: accumulated[p.name] ?? .null)
-            accumulated[p.name] = (try? p.reduce.evaluate(ctx))?.json() ?? .null
-        }
+        fold(&accumulated, other, onlyWhatItHolds: false)
     }
 
     /// A point's mapped properties as MapLibre Native's clustered source makes them for
@@ -80,6 +71,16 @@ public struct ClusterProperties: Sendable {
         guard let pointProperties, !pointProperties.isEmpty else { return JSONObject() }
         var ctx = EvaluationContext()
         ctx.properties = pointProperties
+        return mapped(ctx)
+    }
+
+    /// MapLibre Native's reduce: only the properties `other` holds are folded, each from what
+    /// `accumulated` holds (null where it holds nothing).
+    func reduceNative(_ accumulated: inout JSONObject, _ other: JSONObject) {
+        fold(&accumulated, other, onlyWhatItHolds: true)
+    }
+
+    private func mapped(_ ctx: EvaluationContext) -> JSONObject {
         var out = JSONObject()
         for p in properties {
             out[p.name] = (try? p.map.evaluate(ctx))?.json() ?? .null
@@ -87,12 +88,10 @@ public struct ClusterProperties: Sendable {
         return out
     }
 
-    /// MapLibre Native's reduce: only the properties `other` holds are folded, each from what
-    /// `accumulated` holds (null where it holds nothing).
-    func reduceNative(_ accumulated: inout JSONObject, _ other: JSONObject) {
+    private func fold(_ accumulated: inout JSONObject, _ other: JSONObject, onlyWhatItHolds: Bool) {
         var ctx = EvaluationContext()
         ctx.properties = other
-        for p in properties where other[p.name] != nil {
+        for p in properties where !onlyWhatItHolds || other[p.name] != nil {
             ctx.accumulated = ExpressionValue(json: accumulated[p.name] ?? .null)
             accumulated[p.name] = (try? p.reduce.evaluate(ctx))?.json() ?? .null
         }

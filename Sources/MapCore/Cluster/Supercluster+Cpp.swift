@@ -70,6 +70,10 @@ extension Supercluster {
         var trees: [KDBushCpp] = []
         var clusterRanges = [Range<Int>](repeating: 0..<0, count: options.maxZoom - options.minZoom + 1)
         for z in stride(from: options.maxZoom, through: options.minZoom, by: -1) {
+            // A pass adds at most one cluster an item; the table is indexed by Int32 refs.
+            guard b.clusters.count + refs.count < Int(Int32.max) else {
+                throw MapCoreError(.limit, "Too many clusters to index (\(b.clusters.count) at zoom \(z)).")
+            }
             var tree = KDBushCpp(xy: xy)
             if z == options.maxZoom { b.boundGaps(tree: tree, refs: refs, xy: xy) }
             let first = b.clusters.count
@@ -141,16 +145,20 @@ extension Supercluster {
 
         /// Finds each raw point's nearest other raw point within reach of the zooms from
         /// maxZoom - 7 up (one query each, over the raw level's tree), so that at those zooms a
-        /// point far from every other skips its turn's query (`provablyAlone`).
+        /// point far from every other skips its turn's query (`provablyAlone`). A query stops at
+        /// `gapHits` points: a point that crowded has no gap (0) and never skips, and dense data
+        /// costs no more than sparse.
         mutating func boundGaps(tree: KDBushCpp, refs: ContiguousArray<Int32>, xy: ContiguousArray<Double>) {
             gapReach = 2 * radius(max(options.minZoom, options.maxZoom - 7)) + Self.slack(1, 1, n)
             gap2 = ContiguousArray(repeating: .infinity, count: n)
-            let room = UnsafeMutablePointer<Int32>.allocate(capacity: max(1, refs.count))
+            let gapHits = 16
+            let room = UnsafeMutablePointer<Int32>.allocate(capacity: gapHits)
             defer { room.deallocate() }
             for i in refs.indices {
                 let x = xy[2 * i], y = xy[2 * i + 1]
-                var nearest = Double.infinity
-                for k in 0..<tree.withinOwn(x, y, gapReach, into: room) where Int(room[k]) != i {
+                let found = tree.withinOwn(x, y, gapReach, into: room, limit: gapHits)
+                var nearest = found == gapHits ? 0 : Double.infinity
+                for k in 0..<found where Int(room[k]) != i {
                     let j = Int(room[k]), dx = xy[2 * j] - x, dy = xy[2 * j + 1] - y
                     nearest = min(nearest, dx * dx + dy * dy)
                 }
@@ -201,7 +209,7 @@ extension Supercluster {
                 }
                 let origin = count(ref)
                 var total = origin
-                let found = tree.withinOwn(px, py, r, into: room)
+                let found = tree.withinOwn(px, py, r, into: room, limit: refs.count)
                 var kept = 0
                 for k in 0..<found where !visited[Int(room[k])] {
                     total += count(refs[Int(room[k])])

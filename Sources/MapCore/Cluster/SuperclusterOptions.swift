@@ -32,7 +32,11 @@ public struct SuperclusterOptions: Sendable, Equatable {
                     + "\(minZoom), \(maxZoom))."
             )
         }
-        guard radius.isFinite, radius > 0 else { throw bad("radius must be a positive number (got \(radius)).") }
+        // supercluster-cpp also clusters with radius 0 (exact duplicates), which a data source's
+        // integer clusterRadius below 1 px gives.
+        guard radius.isFinite, radius > 0 || (maplibreNativeOutput && radius == 0) else {
+            throw bad("radius must be a positive number (got \(radius)).")
+        }
         guard extent.isFinite, extent > 0 else { throw bad("extent must be a positive number (got \(extent)).") }
         guard minPoints >= 2, minPoints <= Int(Int32.max) else {
             throw bad("minPoints must be at least 2 (got \(minPoints)).")

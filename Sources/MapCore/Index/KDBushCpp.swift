@@ -191,13 +191,16 @@ struct KDBushCpp: Sendable {
     }
 
     /// `within` over the tree's own coordinates (the build's hot loop, `mc_kdcpp_within`): writes
-    /// the ids to `out`, which has room for `count` ids, and returns how many.
-    func withinOwn(_ qx: Double, _ qy: Double, _ r: Double, into out: UnsafeMutablePointer<Int32>) -> Int {
-        guard !ids.isEmpty, coords.count == 2 * ids.count else { return 0 }
+    /// the ids to `out`, which has room for `limit` ids (at most `count`), and returns how many,
+    /// stopping at `limit`.
+    func withinOwn(
+        _ qx: Double, _ qy: Double, _ r: Double, into out: UnsafeMutablePointer<Int32>, limit: Int
+    ) -> Int {
+        guard !ids.isEmpty, coords.count == 2 * ids.count, limit > 0 else { return 0 }
         return ids.withUnsafeBufferPointer { ids in
             coords.withUnsafeBufferPointer { c in
                 guard let idBase = ids.baseAddress, let cBase = c.baseAddress else { return 0 }
-                return mc_kdcpp_within(idBase, cBase, ids.count, Self.nodeSize, qx, qy, r, out)
+                return mc_kdcpp_within(idBase, cBase, ids.count, Self.nodeSize, qx, qy, r, out, min(limit, ids.count))
             }
         }
     }

@@ -105,13 +105,16 @@ public struct DataSourceOptions: Sendable {
         min(clusterMaxZoom ?? max(0, maxZoom - 1), SuperclusterOptions.maxAllowedZoom)
     }
 
-    /// Supercluster options as GL JS derives them: tile extent 8192, radius scaled from 512 px
-    /// (and rounded, as MapLibre Native passes supercluster-cpp an integer radius).
+    /// Supercluster options as GL JS derives them: tile extent 8192, radius scaled from 512 px;
+    /// in `maplibre-native` compatibility as MapLibre Native does: its clusterRadius is an
+    /// integer (the SDK's `integerValue`, the style's uint16), so a fraction is cut off before
+    /// the scaling (50.7 px clusters as 50, 0.5 px as 0: exact duplicates only).
     public var superclusterOptions: SuperclusterOptions {
         var o = SuperclusterOptions()
         o.extent = 8192
-        o.radius = clusterRadius * 8192 / 512
-        if tileCompatibility == .maplibreNative { o.radius.round() }
+        o.radius =
+            tileCompatibility == .maplibreNative
+            ? clusterRadius.rounded(.towardZero) * 8192 / 512 : clusterRadius * 8192 / 512
         o.minZoom = 0
         o.maxZoom = effectiveClusterMaxZoom
         o.minPoints = clusterMinPoints

@@ -265,6 +265,21 @@ def test_cluster_ids_and_order_render_as_maplibre_renders_them(pool, view):
     assert _differing(a, b) > MAX_DIFFERING, _differing(a, b)
 
 
+@pytest.mark.parametrize("radius,view", [(50.7, "region"), (50.7, "city"), (0.5, "world"), (0.5, "city")])
+def test_a_fractional_cluster_radius_renders_as_maplibre_renders_it(pool, radius, view):
+    """MapLibre Native keeps clusterRadius as an integer: 50.7 px clusters as 50, and 0.5 px as 0
+    (exact duplicates only). The same clusters coloured by cluster_id as above."""
+    clumps = _clumps()
+    paint = {"circle": {"circle-color": ["case", ["has", "cluster_id"], ["match", ["%", ["get", "cluster_id"], 7],
+                                                                          0, "#e41a1c", 1, "#377eb8", 2, "#4daf4a",
+                                                                          "#984ea3"], "#333333"],
+                        "circle-opacity": 0.6, "circle-radius": ["case", ["has", "point_count"], 12, 5]}}
+    a, b = _render_both(pool, clumps, ("circle",), CLUMP_VIEWS[view],
+                        source_options={"cluster": True, "clusterRadius": radius}, paint_of=paint)
+    assert _drawn(a) > 0.005
+    assert _differing(a, b) <= MAX_DIFFERING
+
+
 def _live(data, options, diffs):
     """A source that received `diffs` one by one after `data`, and the GeoJSON it then holds."""
     source = mapcore.DataSource(**_snake(options))
