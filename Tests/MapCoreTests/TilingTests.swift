@@ -894,6 +894,39 @@ struct TilingFacts {
         #expect(second[0] > 0.5 && second[0] < 0.9 && abs(second[1] - 1) < 1e-12, "from where it comes back")
     }
 
+    /// A line of length zero, tolerance 0: geojson-vt JS keeps it (it drops lines shorter than
+    /// the tolerance only when the tolerance is above 0) and divides by its length
+    /// (`geom.start / geom.size`), so its metrics are NaN, which JSON writes as null (as
+    /// `JSON.stringify` does) and an MVT as the double NaN. geojson-vt-cpp keeps a line only if
+    /// longer than the tolerance (`line.dist > tolerance`), so it has no such line.
+    @Test func lineMetricsOfALineOfLengthZero() throws {
+        let text = #"{"type": "LineString", "coordinates": [[102, 1], [102, 1.0]]}"#
+        func index(_ compatibility: String) throws -> TileIndex {
+            try TileIndex(
+                try GeoJSONParser.parse(text),
+                options: try options(#"{"lineMetrics": true, "tolerance": 0, "compatibility": "\#(compatibility)"}"#))
+        }
+        let js = try index("geojson-vt")
+        let features = js.tile(z: 1, x: 1, y: 0) ?? []
+        #expect(features.count == 1)
+        let start = features.first?.tags?["mapbox_clip_start"]?.doubleValue
+        let end = features.first?.tags?["mapbox_clip_end"]?.doubleValue
+        #expect(start?.isNaN == true && end?.isNaN == true)
+        let json = String(decoding: TileFeature.tileJSON(features), as: UTF8.self)
+        #expect(json.contains(#""tags":{"mapbox_clip_start":null,"mapbox_clip_end":null}"#), "\(json)")
+        let mvt = try js.mvt(z: 1, x: 1, y: 0, layer: "l")
+        let decoded = mvt.withUnsafeBytes { try? VectorTile(decoding: $0) }
+        let tags = decoded?.layers.first?.features.first?.properties
+        // Written as a double (field 3, fixed64; a NaN's exponent bits), read back as null: MapCore's
+        // decoder gives JSON values, and JSON has no NaN.
+        let nanValues = (0..<max(0, mvt.count - 9)).filter { i in
+            mvt[i] == 0x19 && Double(bitPattern: (0..<8).reduce(0) { $0 | UInt64(mvt[i + 1 + $1]) << (8 * $1) }).isNaN
+        }
+        #expect(nanValues.count == 1, "one value, used by both tags")
+        #expect(tags?["mapbox_clip_start"] == .null)
+        #expect(try index("maplibre-native").tile(z: 1, x: 1, y: 0) == [])
+    }
+
     /// geojson-vt JS makes a feature of each member of a GeometryCollection; geojson-vt-cpp clips
     /// the collection as one feature: its Point members are never clipped (they go wherever its
     /// box, which holds them, goes), and a member line cut in several parts stays one
