@@ -1,14 +1,17 @@
 """A/B benchmark of two MapCore builds' tiles (a change to tiling or MVT must not change the bytes).
 
-usage: python3 bench/ab_tiles.py [--compatibility=NAME] LIB_A LIB_B [ROUNDS] [FILE ...]
+usage: python3 bench/ab_tiles.py [--compatibility=NAME] [--clustered] [--depth=Z] LIB_A LIB_B [ROUNDS] [FILE ...]
        (e.g. the release libmapcore.so of main and of a branch; ROUNDS default 2; FILEs default the
        1M random points, cities500 and the 100k random polygons of bench/data, which bench_cluster.py
-       and bench_tiles.py make; NAME the index's compatibility option, default geojson-vt's)
+       and bench_tiles.py make; NAME the index's compatibility option, default geojson-vt's;
+       --clustered: a clustered DataSource's tiles instead, in its default compatibility; Z the
+       deepest zoom asked for, default 8)
 
 Each round runs both libraries in fresh child processes, alternating which goes first. A child
-builds a geojson-vt index with its defaults, asks for every tile of zooms 0-8 that has data as MVT
-(the first request of a tile makes and encodes it), then for every one again (encoding only), then
-for the z0 tile once more. It prints each round, the medians and B/A per file. The two libraries
+builds a geojson-vt index with its defaults (or the data source), asks for every tile of zooms
+0-Z that has data as MVT (the first request of a tile makes and encodes it), then for every one
+again (encoding only; a clustered source makes its tiles again too), then for the z0 tile once
+more. It prints each round, the medians and B/A per file. The two libraries
 must write the same bytes for every tile (a digest of all of them); the script fails otherwise.
 """
 import statistics
@@ -24,7 +27,13 @@ sys.path.insert(0, sys.argv[1])
 import mapcore
 doc = mapcore.GeoJSON(open(sys.argv[2], "rb").read())
 t = time.perf_counter()
-index = mapcore.GeoJSONVT(doc, compatibility=COMPATIBILITY)
+if CLUSTERED:
+    source = mapcore.DataSource(cluster=True)
+    source.add(doc)
+    source.tile_mvt(0, 0, 0)  # the cluster index is built on the first request
+    get = source.tile_mvt
+else:
+    get = mapcore.GeoJSONVT(doc, compatibility=COMPATIBILITY).get_tile_mvt
 build = time.perf_counter() - t
 gc.disable()
 digest = hashlib.sha256()
@@ -32,31 +41,34 @@ coords, frontier = [], [(0, 0, 0)]
 t = time.perf_counter()
 while frontier:
     z, x, y = frontier.pop()
-    tile = index.get_tile_mvt(z, x, y)
+    tile = get(z, x, y)
     if tile is None:
         continue
     coords.append((z, x, y))
     digest.update(f"{z}/{x}/{y}:".encode() + tile)
-    if z < 8:
+    if z < DEPTH:
         frontier += [(z + 1, 2 * x + dx, 2 * y + dy) for dx in (0, 1) for dy in (0, 1)]
 first = time.perf_counter() - t
 t = time.perf_counter()
-size = sum(len(index.get_tile_mvt(*c) or b"") for c in coords)
+size = sum(len(get(*c) or b"") for c in coords)
 again = time.perf_counter() - t
 t = time.perf_counter()
-index.get_tile_mvt(0, 0, 0)
+get(0, 0, 0)
 z0 = time.perf_counter() - t
 print(json.dumps({"build": build, "first": first, "again": again, "z0": z0, "tiles": len(coords),
                   "bytes": size, "digest": digest.hexdigest()}))
 """
-FIGURES = (("first", "z0-8 made and encoded"), ("again", "the same, encoding only"), ("z0", "z0 tile, encoding only"),
+FIGURES = (("first", "z0-Z made and encoded"), ("again", "the same, encoding only"), ("z0", "z0 tile, encoding only"),
            ("build", "index build"))
 
 
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--compatibility=")]
-    compatibility = next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--compatibility=")), None)
-    program = CHILD.replace("COMPATIBILITY", repr(compatibility))
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    options = dict(a[2:].partition("=")[::2] for a in sys.argv[1:] if a.startswith("--"))
+    compatibility = options.get("compatibility")
+    depth = int(options.get("depth", "8"))
+    program = (CHILD.replace("COMPATIBILITY", repr(compatibility)).replace("CLUSTERED", repr("clustered" in options))
+               .replace("DEPTH", str(depth)))
     if len(args) < 2:
         sys.exit(__doc__)
     lib_a, lib_b = args[0], args[1]
@@ -67,7 +79,8 @@ def main():
     if missing:
         sys.exit(f"missing {', '.join(missing)}: run bench_cluster.py and bench_tiles.py once to make them")
     with open("/proc/loadavg") as f:
-        print(f"{rounds} rounds, compatibility {compatibility or 'geojson-vt'}; "
+        what = "clustered source" if "clustered" in options else f"compatibility {compatibility or 'geojson-vt'}"
+        print(f"{rounds} rounds, {what}, z0-{depth}; "
               f"load average before: {f.read().split()[:3]}")
     same = True
     for path in files:

@@ -420,6 +420,9 @@ public final class Supercluster: Sendable {
         let p = options.radius / options.extent
         let top = (Double(y) - p) / z2, bottom = (Double(y) + 1 + p) / z2
         let cppRounding = options.maplibreNativeOutput
+        // supercluster-cpp's points are their projections, which its levels keep; supercluster JS
+        // projects a point's longitude and latitude again (its trees hold them rounded to Float).
+        let cppPoints = cpp?.pointXY
         var out: [TileItem] = []
         func add(minX: Double, maxX: Double, shiftX: Double) {
             forEachRef(level: level, minX: minX, minY: top, maxX: maxX, maxY: bottom) { ref in
@@ -427,8 +430,13 @@ public final class Supercluster: Sendable {
                 let px: Double, py: Double
                 switch item {
                 case .point(let i):
-                    px = Projection.x(lng: pointLngLat[2 * i])
-                    py = Projection.y(lat: pointLngLat[2 * i + 1])
+                    if let cppPoints {
+                        px = cppPoints[2 * i]
+                        py = cppPoints[2 * i + 1]
+                    } else {
+                        px = Projection.x(lng: pointLngLat[2 * i])
+                        py = Projection.y(lat: pointLngLat[2 * i + 1])
+                    }
                 case .cluster(let c):
                     px = clusters[c].x
                     py = clusters[c].y
