@@ -7,6 +7,7 @@
 #ifndef MAPCORE_KERNELS_H
 #define MAPCORE_KERNELS_H
 
+#include <math.h>
 #include <stdint.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -329,6 +330,112 @@ static inline intptr_t mc_kdcpp_within(const int32_t *ids, const double *c, intp
         }
     }
     return count;
+}
+
+/* kdbush.hpp's partition scans over interleaved double x, y pairs, four pairs a step: the
+ * answers of `while (c[2i+axis] < t) i++` and `while (c[2j+axis] > t) j--` exactly (NaN stops
+ * both), reading only pairs in [i, end) and [start, j], as the float scans above. */
+static inline intptr_t mc_kd2_scan_up(const double *c, intptr_t i, intptr_t end, int axis, double t) {
+#if defined(__SSE2__)
+    const int lanes = axis ? 0xAA : 0x55;
+    const __m128d tv = _mm_set1_pd(t);
+    while (i + 4 <= end) {
+        const double *p = c + 2 * i;
+        int m = _mm_movemask_pd(_mm_cmpnlt_pd(_mm_loadu_pd(p), tv))
+              | _mm_movemask_pd(_mm_cmpnlt_pd(_mm_loadu_pd(p + 2), tv)) << 2
+              | _mm_movemask_pd(_mm_cmpnlt_pd(_mm_loadu_pd(p + 4), tv)) << 4
+              | _mm_movemask_pd(_mm_cmpnlt_pd(_mm_loadu_pd(p + 6), tv)) << 6;
+        m &= lanes;
+        if (m) return i + (__builtin_ctz((unsigned)m) >> 1);
+        i += 4;
+    }
+#endif
+    while (c[2 * i + axis] < t) i++;
+    return i;
+}
+
+static inline intptr_t mc_kd2_scan_down(const double *c, intptr_t j, intptr_t start, int axis, double t) {
+#if defined(__SSE2__)
+    const int lanes = axis ? 0xAA : 0x55;
+    const __m128d tv = _mm_set1_pd(t);
+    while (j - 3 >= start) {
+        const double *p = c + 2 * (j - 3);
+        int m = _mm_movemask_pd(_mm_cmpngt_pd(_mm_loadu_pd(p), tv))
+              | _mm_movemask_pd(_mm_cmpngt_pd(_mm_loadu_pd(p + 2), tv)) << 2
+              | _mm_movemask_pd(_mm_cmpngt_pd(_mm_loadu_pd(p + 4), tv)) << 4
+              | _mm_movemask_pd(_mm_cmpngt_pd(_mm_loadu_pd(p + 6), tv)) << 6;
+        m &= lanes;
+        if (m) return j - 3 + ((31 - __builtin_clz((unsigned)m)) >> 1);
+        j -= 4;
+    }
+#endif
+    while (c[2 * j + axis] > t) j--;
+    return j;
+}
+
+static inline void mc_kdcpp_swap(int32_t *ids, double *c, intptr_t a, intptr_t b) {
+    const int32_t id = ids[a];
+    ids[a] = ids[b];
+    ids[b] = id;
+    const double x = c[2 * a], y = c[2 * a + 1];
+    c[2 * a] = c[2 * b];
+    c[2 * a + 1] = c[2 * b + 1];
+    c[2 * b] = x;
+    c[2 * b + 1] = y;
+}
+
+/* A Floyd-Rivest bound as kdbush.hpp converts it to its unsigned index type (truncated), held
+ * in 0...INT32_MAX (an index never needs more). */
+static inline intptr_t mc_kdcpp_truncated(double v) {
+    if (!(v > 0) || isinf(v)) return 0;
+    return v >= 2147483647.0 ? 2147483647 : (intptr_t)v;
+}
+
+/* kdbush.hpp's `select`: puts the k-th smallest coordinate on `axis` of slots left...right at
+ * k, smaller ones before it and larger after, with its swap sequence (so its tree), including
+ * its Floyd-Rivest bounds from glibc's log, exp and sqrt in its expressions' order. The
+ * recursion narrows to about n^(2/3) slots a call, so its depth stays below ten. */
+static inline void mc_kdcpp_select(int32_t *ids, double *c, intptr_t k, intptr_t left, intptr_t right, int axis) {
+    while (right > left) {
+        if (right - left > 600) {
+            const double n = (double)(right - left + 1);
+            const double m = (double)(k - left + 1);
+            const double z = log(n);
+            const double s = 0.5 * exp(2 * z / 3);
+            const double r = (double)k - m * s / n + 0.5 * sqrt(z * s * (1 - s / n)) * (2 * m < n ? -1 : 1);
+            const intptr_t lo = mc_kdcpp_truncated(r), hi = mc_kdcpp_truncated(r + s);
+            mc_kdcpp_select(ids, c, k, lo > left ? lo : left, hi < right ? hi : right, axis);
+        }
+        const double t = c[2 * k + axis];
+        intptr_t i = left, j = right;
+        mc_kdcpp_swap(ids, c, left, k);
+        if (c[2 * right + axis] > t) mc_kdcpp_swap(ids, c, left, right);
+        while (i < j) {
+            mc_kdcpp_swap(ids, c, i, j);
+            i++;
+            j--;
+            i = mc_kd2_scan_up(c, i, right + 1, axis, t);
+            j = mc_kd2_scan_down(c, j, left, axis, t);
+        }
+        if (c[2 * left + axis] == t) {
+            mc_kdcpp_swap(ids, c, left, j);
+        } else {
+            j++;
+            mc_kdcpp_swap(ids, c, j, right);
+        }
+        if (j <= k) left = j + 1;
+        if (k <= j) right = j - 1;
+    }
+}
+
+/* kdbush.hpp's `sortKD` of slots left...right: the middle slot selected on `axis`, then each
+ * half on the other axis, down to ranges of node_size + 1 slots. Depth log2(n / node_size). */
+static inline void mc_kdcpp_sort(int32_t *ids, double *c, intptr_t left, intptr_t right, int axis, intptr_t node_size) {
+    if (right - left <= node_size) return;
+    const intptr_t m = (left + right) >> 1;
+    mc_kdcpp_select(ids, c, m, left, right, axis);
+    mc_kdcpp_sort(ids, c, left, m - 1, 1 - axis, node_size);
+    mc_kdcpp_sort(ids, c, m + 1, right, 1 - axis, node_size);
 }
 
 /* A hint to start loading the cache line at p; never faults, whatever p is. */

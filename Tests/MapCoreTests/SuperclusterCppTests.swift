@@ -203,4 +203,93 @@ private func tileOf(_ lng: Double, _ lat: Double, _ z: Int) -> (Int, Int) {
         options.tileCompatibility = .geojsonVT
         #expect(options.superclusterOptions.radius == 8)
     }
+
+    /// The tree's sort (C, with vector partition scans) leaves every tree exactly as kdbush.hpp's
+    /// scalar loops do: compared with a plain transcription of its `sortKD` and `select` (below)
+    /// on inputs with many equal keys, presorted and reversed runs, NaN, sizes past 600 (its
+    /// Floyd–Rivest bounds) and where the scans fall back to scalar tails, and two threads.
+    @Test func treeEqualsScalarKDBushCpp() {
+        var rng = SeededGenerator(seed: 12)
+        let shapes: [(String, (Int, inout SeededGenerator) -> (Double, Double))] = [
+            ("random", { _, g in (Double.random(in: 0...1, using: &g), Double.random(in: 0...1, using: &g)) }),
+            (
+                "few distinct values",
+                { _, g in (Double(Int.random(in: 0..<5, using: &g)) / 4, Double(Int.random(in: 0..<3, using: &g)) / 2) }
+            ),
+            ("ascending", { k, _ in (Double(k), Double(k % 97)) }),
+            ("descending", { k, _ in (Double(-k), Double(-(k % 89))) }),
+            ("all equal", { _, _ in (0.25, 0.75) }),
+            ("some NaN", { k, g in (k % 13 == 0 ? .nan : Double.random(in: 0...1, using: &g), Double(k % 7)) }),
+        ]
+        for count in [9, 65, 66, 613, 1201, 20_000, 70_000] {
+            for (shape, point) in shapes {
+                var xy = ContiguousArray<Double>()
+                for k in 0..<count { let (x, y) = point(k, &rng); xy.append(x); xy.append(y) }
+                let tree = KDBushCpp(xy: xy), expected = ScalarKDBushCpp(xy: xy)
+                let sameCoords = zip(tree.coords, expected.coords).allSatisfy {
+                    $0.bitPattern == $1.bitPattern
+                }
+                #expect(tree.ids == expected.ids && sameCoords, "\(shape), count \(count)")
+            }
+        }
+    }
+}
+
+/// kdbush.hpp's `sortKD` and `select` (node size 64), transcribed plainly (scalar scans, array
+/// indexing, its Floyd–Rivest bounds truncated to its unsigned index type): the oracle for
+/// `KDBushCpp`'s tree.
+private struct ScalarKDBushCpp {
+    var ids: ContiguousArray<Int32>
+    var coords: ContiguousArray<Double>
+
+    init(xy: ContiguousArray<Double>) {
+        coords = xy
+        ids = ContiguousArray((0..<Int32(xy.count / 2)).map { $0 })
+        sort(left: 0, right: ids.count - 1, axis: 0)
+    }
+
+    mutating func sort(left: Int, right: Int, axis: Int) {
+        guard right - left > 64 else { return }
+        let m = (left + right) >> 1
+        select(k: m, left: left, right: right, axis: axis)
+        sort(left: left, right: m - 1, axis: 1 - axis)
+        sort(left: m + 1, right: right, axis: 1 - axis)
+    }
+
+    mutating func select(k: Int, left: Int, right: Int, axis: Int) {
+        var left = left, right = right
+        while right > left {
+            if right - left > 600 {
+                let n = Double(right - left + 1), m = Double(k - left + 1), z = log(n)
+                let s = 0.5 * exp(2 * z / 3)
+                let r = Double(k) - m * s / n + 0.5 * (z * s * (1 - s / n)).squareRoot() * (2 * m < n ? -1 : 1)
+                select(k: k, left: max(left, Int(max(0, r))), right: min(right, Int(max(0, r + s))), axis: axis)
+            }
+            let t = coords[2 * k + axis]
+            var i = left, j = right
+            swapItems(left, k)
+            if coords[2 * right + axis] > t { swapItems(left, right) }
+            while i < j {
+                swapItems(i, j)
+                i += 1
+                j -= 1
+                while coords[2 * i + axis] < t { i += 1 }
+                while coords[2 * j + axis] > t { j -= 1 }
+            }
+            if coords[2 * left + axis] == t {
+                swapItems(left, j)
+            } else {
+                j += 1
+                swapItems(j, right)
+            }
+            if j <= k { left = j + 1 }
+            if k <= j { right = j - 1 }
+        }
+    }
+
+    mutating func swapItems(_ a: Int, _ b: Int) {
+        ids.swapAt(a, b)
+        coords.swapAt(2 * a, 2 * b)
+        coords.swapAt(2 * a + 1, 2 * b + 1)
+    }
 }

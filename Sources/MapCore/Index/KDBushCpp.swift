@@ -62,66 +62,20 @@ struct KDBushCpp: Sendable {
 
     // MARK: construction
 
+    /// Sorts slots left...right as kdbush.hpp's `sortKD` (`mc_kdcpp_sort`: in C, where the
+    /// partition scans are vector compares that stop where its scalar loops stop).
     private struct Sorter {
         let ids: UnsafeMutableBufferPointer<Int32>
         let coords: UnsafeMutableBufferPointer<Double>
 
-        /// Recursion depth is log2(n / nodeSize): each call halves its range.
         func sort(left: Int, right: Int, axis: Int) {
-            guard right - left > KDBushCpp.nodeSize else { return }
-            let m = (left + right) >> 1
-            select(k: m, left: left, right: right, axis: axis)
-            sort(left: left, right: m - 1, axis: 1 - axis)
-            sort(left: m + 1, right: right, axis: 1 - axis)
+            guard let ids = ids.baseAddress, let coords = coords.baseAddress else { return }
+            mc_kdcpp_sort(ids, coords, left, right, Int32(axis), KDBushCpp.nodeSize)
         }
 
         func select(k: Int, left: Int, right: Int, axis: Int) {
-            var left = left, right = right
-            while right > left {
-                if right - left > 600 {
-                    // kdbush.hpp's bounds: r = k - m s / n + sd, then r and r + s truncated to
-                    // its index type (both are positive here: k >= left and s < n).
-                    let n = Double(right - left + 1)
-                    let m = Double(k - left + 1)
-                    let z = log(n)
-                    let s = 0.5 * exp(2 * z / 3)
-                    let r = Double(k) - m * s / n + 0.5 * (z * s * (1 - s / n)).squareRoot() * (2 * m < n ? -1 : 1)
-                    let newLeft = max(left, Self.truncated(r)), newRight = min(right, Self.truncated(r + s))
-                    select(k: k, left: newLeft, right: newRight, axis: axis)
-                }
-                let t = coords[2 * k + axis]
-                var i = left, j = right
-                swap(left, k)
-                if coords[2 * right + axis] > t { swap(left, right) }
-                while i < j {
-                    swap(i, j)
-                    i += 1
-                    j -= 1
-                    while coords[2 * i + axis] < t { i += 1 }
-                    while coords[2 * j + axis] > t { j -= 1 }
-                }
-                if coords[2 * left + axis] == t {
-                    swap(left, j)
-                } else {
-                    j += 1
-                    swap(j, right)
-                }
-                if j <= k { left = j + 1 }
-                if k <= j { right = j - 1 }
-            }
-        }
-
-        /// A double truncated towards zero as the conversion to an unsigned index does, held in
-        /// 0...Int32.max (an index never needs more).
-        static func truncated(_ v: Double) -> Int {
-            guard v.isFinite, v > 0 else { return 0 }
-            return v >= Double(Int32.max) ? Int(Int32.max) : Int(v)
-        }
-
-        @inline(__always) func swap(_ a: Int, _ b: Int) {
-            ids.swapAt(a, b)
-            coords.swapAt(2 * a, 2 * b)
-            coords.swapAt(2 * a + 1, 2 * b + 1)
+            guard let ids = ids.baseAddress, let coords = coords.baseAddress else { return }
+            mc_kdcpp_select(ids, coords, k, left, right, Int32(axis))
         }
     }
 
