@@ -385,7 +385,9 @@ static inline void mc_kdcpp_swap(int32_t *ids, double *c, intptr_t a, intptr_t b
 }
 
 /* A Floyd-Rivest bound as kdbush.hpp converts it to its unsigned index type (truncated), held
- * in 0...INT32_MAX (an index never needs more). */
+ * in 0...INT32_MAX (an index never needs more). Both bounds are positive where `sort` selects
+ * (k is the range's middle, so k >= left and s < n); 0 stands for what its conversion leaves
+ * undefined. */
 static inline intptr_t mc_kdcpp_truncated(double v) {
     if (!(v > 0) || isinf(v)) return 0;
     return v >= 2147483647.0 ? 2147483647 : (intptr_t)v;

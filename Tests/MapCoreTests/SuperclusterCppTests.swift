@@ -220,8 +220,12 @@ private func tileOf(_ lng: Double, _ lat: Double, _ z: Int) -> (Int, Int) {
             ("descending", { k, _ in (Double(-k), Double(-(k % 89))) }),
             ("all equal", { _, _ in (0.25, 0.75) }),
             ("some NaN", { k, g in (k % 13 == 0 ? .nan : Double.random(in: 0...1, using: &g), Double(k % 7)) }),
+            (
+                "signed zeros and infinities",
+                { k, _ in ([-0.0, 0.0, .infinity, -.infinity, .nan, 1][k % 6], Double(k % 5)) }
+            ),
         ]
-        for count in [9, 65, 66, 613, 1201, 20_000, 70_000] {
+        for count in [66, 67, 130, 613, 1201, 20_000, 70_000] {
             for (shape, point) in shapes {
                 var xy = ContiguousArray<Double>()
                 for k in 0..<count { let (x, y) = point(k, &rng); xy.append(x); xy.append(y) }
