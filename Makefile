@@ -152,7 +152,7 @@ fuzz-smoke: fuzz-build
 # asan, the ones that run threads for tsan (ASAN_TESTS, TSAN_TESTS: swift test --filter
 # pattern). Any report fails; suppressions, each with its reason, in Tests/sanitizers/.
 ASAN_TESTS ?= .
-TSAN_THREADED = Concurrency|ManyThreads|twoThreadBuild|OnTwoThreads|parallel|twoEnds|directoryTileset|walkEqualsGetTile
+TSAN_THREADED = Concurrency|ManyThreads|twoThread|OnTwoThreads|parallel|twoEnds|directoryTileset|walkEqualsGetTile
 TSAN_TESTS ?= $(TSAN_THREADED)|DataSource|internedTags
 asan:
 	sh Tests/sanitizers/run.sh address --filter '$(ASAN_TESTS)'
