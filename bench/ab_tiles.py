@@ -1,11 +1,13 @@
 """A/B benchmark of two MapCore builds' tiles (a change to tiling or MVT must not change the bytes).
 
-usage: python3 bench/ab_tiles.py [--compatibility=NAME] [--clustered] [--depth=Z] LIB_A LIB_B [ROUNDS] [FILE ...]
+usage: python3 bench/ab_tiles.py [--compatibility=NAME] [--clustered] [--depth=Z] [--json] LIB_A LIB_B [ROUNDS]
+           [FILE ...]
        (e.g. the release libmapcore.so of main and of a branch; ROUNDS default 2; FILEs default the
        1M random points, cities500 and the 100k random polygons of bench/data, which bench_cluster.py
        and bench_tiles.py make; NAME the index's compatibility option, default geojson-vt's;
        --clustered: a clustered DataSource's tiles instead, in its default compatibility; Z the
-       deepest zoom asked for, default 8)
+       deepest zoom asked for, default 8; --json: geojson-vt's tile object as the library's JSON text, read
+       with no Python parse, instead of MVT)
 
 Each round runs both libraries in fresh child processes, alternating which goes first. A child
 builds a geojson-vt index with its defaults (or the data source, whose build is timed with its
@@ -34,8 +36,17 @@ if CLUSTERED:
     source.tile_mvt(0, 0, 0)  # the cluster index is built on the first request
     get = source.tile_mvt
 else:
-    get = mapcore.GeoJSONVT(doc, compatibility=COMPATIBILITY).get_tile_mvt
+    index = mapcore.GeoJSONVT(doc, compatibility=COMPATIBILITY)
+    get = index.get_tile_mvt
 build = time.perf_counter() - t
+if JSON_TEXT:
+    from mapcore._lib import lib, take_bytes
+    handle, call = ((source._handle, lib.mc_source_get_tile) if CLUSTERED
+                    else (index._handle, lib.mc_tile_index_get_tile))
+
+    def get(z, x, y):
+        text = take_bytes(lambda buf: call(handle, z, x, y, 0, buf))
+        return None if text == b"null" else text
 gc.disable()
 digest = hashlib.sha256()
 coords, frontier = [], [(0, 0, 0)]
@@ -66,7 +77,8 @@ FIGURES = [("first", "z0-Z made and encoded"), ("again", "the same, encoding onl
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     options = dict(a[2:].partition("=")[::2] for a in sys.argv[1:] if a.startswith("--"))
-    if (set(options) - {"compatibility", "clustered", "depth"} or options.get("clustered", "") != ""
+    if (set(options) - {"compatibility", "clustered", "depth", "json"} or options.get("clustered", "") != ""
+            or options.get("json", "") != ""
             or not options.get("depth", "8").isdigit() or ("clustered" in options and "compatibility" in options)):
         sys.exit(__doc__)
     compatibility = options.get("compatibility")
@@ -74,8 +86,12 @@ def main():
     if "clustered" in options:
         FIGURES[1] = ("again", "the same, made again")  # a clustered source keeps no tile
     FIGURES[0] = ("first", f"z0-{depth} made and encoded")
+    if "json" in options:
+        again = "made and written again" if "clustered" in options else "written again"
+        FIGURES[:3] = [("first", f"z0-{depth} made and written"), ("again", f"the same, {again}"),
+                       ("z0", "z0 tile, written again")]
     program = (CHILD.replace("COMPATIBILITY", repr(compatibility)).replace("CLUSTERED", repr("clustered" in options))
-               .replace("DEPTH", str(depth)))
+               .replace("DEPTH", str(depth)).replace("JSON_TEXT", repr("json" in options)))
     if len(args) < 2:
         sys.exit(__doc__)
     lib_a, lib_b = args[0], args[1]
@@ -87,6 +103,7 @@ def main():
         sys.exit(f"missing {', '.join(missing)}: run bench_cluster.py and bench_tiles.py once to make them")
     with open("/proc/loadavg") as f:
         what = "clustered source" if "clustered" in options else f"compatibility {compatibility or 'geojson-vt'}"
+        what += ", JSON text" if "json" in options else ", MVT"
         print(f"{rounds} rounds, {what}, z0-{depth}; "
               f"load average before: {f.read().split()[:3]}")
     same = True
@@ -101,7 +118,8 @@ def main():
         digests = {run["digest"] for run in runs["A"] + runs["B"]}
         same = same and len(digests) == 1
         first = runs["A"][0]
-        print(f"{path.name}: {first['tiles']:,} tiles, {first['bytes'] / 1e6:.1f} MB of MVT; same bytes: "
+        print(f"{path.name}: {first['tiles']:,} tiles, {first['bytes'] / 1e6:.1f} MB of "
+              f"{'JSON' if 'json' in options else 'MVT'}; same bytes: "
               + ("yes" if len(digests) == 1 else f"NO ({len(digests)} digests)"))
         for key, label in FIGURES:
             ma = statistics.median(run[key] for run in runs["A"])

@@ -181,7 +181,7 @@ public func mc_source_get_tile(
         let out = try required(out, "out")
         let pretty = try serializeFlags(flags)
         let t = try tileArgument(z, x, y)
-        try fill(out, with: TileFeature.tileJSON(try source.snapshot.tile(z: t.z, x: t.x, y: t.y), pretty: pretty))
+        try fill(out, with: try source.snapshot.tileJSON(z: t.z, x: t.x, y: t.y, pretty: pretty))
     }
 }
 

@@ -52,7 +52,7 @@ public func mc_tile_index_get_tile(
         let out = try required(out, "out")
         let pretty = try serializeFlags(flags)
         let t = try tileArgument(z, x, y)
-        try fill(out, with: TileFeature.tileJSON(index.tile(z: t.z, x: t.x, y: t.y), pretty: pretty))
+        try fill(out, with: index.tileJSON(z: t.z, x: t.x, y: t.y, pretty: pretty))
     }
 }
 

@@ -66,13 +66,13 @@ struct Tile: ParsableCommand {
             bytes =
                 mvt
                 ? try snapshot.tileMVT(z: z, x: x, y: y, layer: layer)
-                : TileFeature.tileJSON(try snapshot.tile(z: z, x: x, y: y), pretty: pretty) + [0x0A]
+                : try snapshot.tileJSON(z: z, x: x, y: y, pretty: pretty) + [0x0A]
         } else {
             let index = try TileIndex(data, options: try TilingOptions(json: try parseOptions(options, "--options")))
             bytes =
                 mvt
                 ? try index.mvt(z: z, x: x, y: y, layer: layer)
-                : TileFeature.tileJSON(index.tile(z: z, x: x, y: y), pretty: pretty) + [0x0A]
+                : index.tileJSON(z: z, x: x, y: y, pretty: pretty) + [0x0A]
         }
         try FileIO.write(path: output ?? "-", bytes: bytes)
     }

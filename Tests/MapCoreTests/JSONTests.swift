@@ -16,6 +16,76 @@ import Testing
                 ]))
     }
 
+    /// Integers are written from their digits, not through `String(v)`: the same text, the
+    /// extremes and every digit count included.
+    @Test func integersWriteAsTheirDecimalText() {
+        var rng = SeededGenerator(seed: 11)
+        var ints: [Int64] = [0, -1, 1, 9, 10, -10, 99, 100, .max, .min, .max - 1, .min + 1]
+        for digits in 1...19 {
+            let p = (0..<(digits - 1)).reduce(Int64(1)) { a, _ in a * 10 }
+            ints += [p, -p, p - 1, 1 - p]
+        }
+        for _ in 0..<2000 { ints.append(Int64(bitPattern: rng.next()) >> (rng.next() % 63)) }
+        for v in ints {
+            var w = JSONWriter()
+            w.writeInt(v)
+            #expect(w.string == String(v))
+        }
+        for v: UInt64 in [0, 1, 9, 10, .max, .max - 1, UInt64(Int64.max) + 1, rng.next()] {
+            var w = JSONWriter()
+            w.writeUInt(v)
+            #expect(w.string == String(v))
+        }
+    }
+
+    /// `writeCoordinatePairs` writes what the per-element calls write, compact or pretty, for
+    /// doubles (integral or not, non-finite) and integers, an odd count leaving its last value out.
+    @Test func coordinatePairsWriteAsTheirElements() {
+        let doubles: [Double] = [1, -2, 0.5, 1e300, -0.0, 3, .nan, .infinity, 1e15, -1e15 + 1, 7]
+        let ints: [Int32] = [.max, .min, 0, -1, 40, 4096, 12]
+        for pretty in [false, true] {
+            for count in 0...doubles.count {
+                var expected = JSONWriter(pretty: pretty), written = JSONWriter(pretty: pretty)
+                for w in [0, 1] {
+                    var writer = w == 0 ? expected : written
+                    writer.openArray()
+                    writer.element()
+                    writer.writeInt(5)
+                    if w == 0 {
+                        var i = 0
+                        while i + 1 < count {
+                            writer.element()
+                            writer.openArray(inline: true)
+                            writer.element(); writer.writeCoordinate(doubles[i])
+                            writer.element(); writer.writeCoordinate(doubles[i + 1])
+                            writer.closeArray()
+                            i += 2
+                        }
+                    } else {
+                        doubles[..<count].withUnsafeBufferPointer { writer.writeCoordinatePairs($0) }
+                    }
+                    writer.closeArray()
+                    if w == 0 { expected = writer } else { written = writer }
+                }
+                #expect(written.string == expected.string, "pretty \(pretty), \(count) values")
+            }
+            var expected = JSONWriter(pretty: pretty), written = JSONWriter(pretty: pretty)
+            expected.openArray()
+            written.openArray()
+            for (i, v) in ints.enumerated() where i + 1 < ints.count && i % 2 == 0 {
+                expected.element()
+                expected.openArray(inline: true)
+                expected.element(); expected.writeCoordinate(Double(v))
+                expected.element(); expected.writeCoordinate(Double(ints[i + 1]))
+                expected.closeArray()
+            }
+            ints.withUnsafeBufferPointer { written.writeCoordinatePairs($0) }
+            expected.closeArray()
+            written.closeArray()
+            #expect(written.string == expected.string, "pretty \(pretty), Int32")
+        }
+    }
+
     @Test func doublesParseCorrectlyRounded() throws {
         // Values chosen to exercise both the fast path and the strtod fallback.
         let cases: [(String, Double)] = [

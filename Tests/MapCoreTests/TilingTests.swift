@@ -31,6 +31,16 @@ private func tileValue(_ features: [TileFeature]?) throws -> JSONValue {
     return value.objectValue?["features"] ?? .null
 }
 
+/// The index's JSON written from a tile's flat arrays (what the C API and the CLI print) is
+/// the JSON of its `TileFeature`s, compact and pretty.
+private func expectFlatJSON(_ index: TileIndex, _ z: Int, _ x: Int, _ y: Int) {
+    for pretty in [false, true] {
+        #expect(
+            index.tileJSON(z: z, x: x, y: y, pretty: pretty)
+                == TileFeature.tileJSON(index.tile(z: z, x: x, y: y), pretty: pretty), "\(z)/\(x)/\(y)")
+    }
+}
+
 /// test-full.js: every tile made at indexing, keyed z{z}-{x}-{y}, with getTile's features.
 private func fullTiling(_ input: String, _ extra: String) throws -> JSONValue {
     let base = #"{"indexMaxZoom": 0, "indexMaxPoints": 10000"#
@@ -38,6 +48,7 @@ private func fullTiling(_ input: String, _ extra: String) throws -> JSONValue {
     var out = JSONObject()
     for (z, x, y) in index.madeTiles {
         out["z\(z)-\(x)-\(y)"] = try tileValue(index.tile(z: z, x: x, y: y))
+        expectFlatJSON(index, z, x, y)
     }
     return .object(out)
 }
@@ -141,6 +152,9 @@ struct TilingFacts {
         #expect(index.tile(z: 11, x: 800, y: 400) == nil)
         #expect(index.tile(z: -5, x: 123, y: 400) == nil)
         #expect(index.tile(z: 25, x: 200, y: 200) == nil)
+        for (z, x, y) in [(11, 800, 400), (-5, 123, 400), (25, 200, 200)] {
+            #expect(index.tileJSON(z: z, x: x, y: y) == Array("null".utf8))
+        }
         #expect(index.madeTiles.count == 37)
     }
 
@@ -196,6 +210,7 @@ struct TilingFacts {
         let expected = try JSON.parse(
             #"[{"geometry": [[\#(centre), \#(centre)], [\#(q), \#(centre)]], "type": 1, "tags": null}]"#)
         #expect(try tileValue(index.tile(z: 0, x: 0, y: 0)) == expected)
+        expectFlatJSON(index, 0, 0, 0)
         // An MVT's coordinates are sint32 steps and its extent a uint32: an extent in the billions
         // has JSON tiles only (MVT readers, MapCore's too, refuse such layers).
         guard extent <= 65536 else {

@@ -47,6 +47,11 @@ public func fuzzTiles(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     while let (z, x, y) = frontier.popLast(), visited < 48 {
         guard let features = index.tile(z: z, x: x, y: y) else { continue }
         visited += 1
+        if index.tileJSON(z: z, x: x, y: y, pretty: visited % 2 == 0)
+            != TileFeature.tileJSON(features, pretty: visited % 2 == 0)
+        {
+            fatalError("tile \(z)/\(x)/\(y): its JSON from the flat arrays differs from its features' JSON")
+        }
         guard let mvt = try? index.mvt(z: z, x: x, y: y, layer: layer) else {
             if hasMVT { fatalError("tile \(z)/\(x)/\(y): no MVT for options that have one") }
             continue

@@ -89,8 +89,74 @@ public struct JSONWriter: StructuredWriter {
 
     public mutating func writeNull() { append("null") }
     public mutating func writeBool(_ b: Bool) { append(b ? "true" : "false") }
-    public mutating func writeInt(_ v: Int64) { bytes.append(contentsOf: String(v).utf8) }
-    public mutating func writeUInt(_ v: UInt64) { bytes.append(contentsOf: String(v).utf8) }
+    public mutating func writeInt(_ v: Int64) { writeDigits(of: v.magnitude, negative: v < 0) }
+    public mutating func writeUInt(_ v: UInt64) { writeDigits(of: v, negative: false) }
+
+    /// An integer's decimal digits, made in a stack buffer: `String(v)` made and copied a string
+    /// per number, most of writing a tile's integer coordinates (perf log, "tile JSON").
+    private mutating func writeDigits(of magnitude: UInt64, negative: Bool) {
+        // 20 digits at most (UInt64.max), and a sign.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 21) { buffer in
+            var i = buffer.count, rest = magnitude
+            repeat {
+                i -= 1
+                buffer[i] = 0x30 &+ UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            } while rest != 0
+            if negative {
+                i -= 1
+                buffer[i] = 0x2D
+            }
+            // A byte at a time: a copy call costs more than the few bytes of a coordinate.
+            while i < buffer.count {
+                bytes.append(buffer[i])
+                i += 1
+            }
+        }
+    }
+
+    /// The pairs of `coords` (x, y, x, y, ...) as elements `[x,y]` of the innermost array, each
+    /// number as `writeCoordinate` writes it: what a run of `element()`, `openArray`,
+    /// `writeCoordinate` and `closeArray` per pair writes, without their bookkeeping per pair
+    /// (a tile's geometry is little else). A trailing odd value is not written.
+    public mutating func writeCoordinatePairs(_ coords: UnsafeBufferPointer<Double>) {
+        writePairs(coords) { w, c in w.writeCoordinate(c) }
+    }
+
+    /// The same for integer coordinates (a written tile's), each written as `writeCoordinate`
+    /// writes its value as a Double.
+    mutating func writeCoordinatePairs<I: FixedWidthInteger & SignedInteger>(_ coords: UnsafeBufferPointer<I>) {
+        writePairs(coords) { w, c in w.writeInt(Int64(c)) }
+    }
+
+    @inline(__always)
+    private mutating func writePairs<C>(_ coords: UnsafeBufferPointer<C>, _ write: (inout JSONWriter, C) -> Void) {
+        guard coords.count >= 2 else { return }
+        guard !pretty, let last = open.indices.last else {
+            var i = 0
+            while i + 1 < coords.count {
+                element()
+                openArray(inline: true)
+                element(); write(&self, coords[i])
+                element(); write(&self, coords[i + 1])
+                closeArray()
+                i += 2
+            }
+            return
+        }
+        if open[last].hasItems { bytes.append(0x2C) }
+        open[last].hasItems = true
+        var i = 0
+        while i + 1 < coords.count {
+            if i > 0 { bytes.append(0x2C) }
+            bytes.append(0x5B)
+            write(&self, coords[i])
+            bytes.append(0x2C)
+            write(&self, coords[i + 1])
+            bytes.append(0x5D)
+            i += 2
+        }
+    }
 
     /// Shortest text that parses back to the same Double. Integral values keep a ".0" so they
     /// read back as doubles, not integers. Non-finite values have no JSON form and write `null`.

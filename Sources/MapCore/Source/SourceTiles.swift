@@ -49,6 +49,13 @@ extension SourceSnapshot {
         return try tileIndex().tile(z: z, x: x, y: y)
     }
 
+    /// The tile as geojson-vt's tile object in JSON (`TileFeature.tileJSON`), `null` where
+    /// `tile` is nil; geojson-vt's tiles are written from the tile's own arrays.
+    public func tileJSON(z: Int, x: Int, y: Int, pretty: Bool = false) throws(MapCoreError) -> [UInt8] {
+        if try clusters() != nil { return TileFeature.tileJSON(try tile(z: z, x: x, y: y), pretty: pretty) }
+        return try tileIndex().tileJSON(z: z, x: x, y: y, pretty: pretty)
+    }
+
     /// The tile as a Mapbox Vector Tile with one layer, extent 8192; no bytes where there is no
     /// tile or it has no features. geojson-vt's tiles are written from the tile's own arrays.
     public func tileMVT(z: Int, x: Int, y: Int, layer: String) throws(MapCoreError) -> [UInt8] {

@@ -104,6 +104,9 @@ struct WrittenTile: Sendable {
 
     var tileFeatures: [TileFeature] { written.features.tileFeatures(inputs) }
 
+    /// geojson-vt's tile object (`TileFeature.tileJSON`), written from the flat arrays.
+    func json(pretty: Bool) -> [UInt8] { written.features.json(inputs, pretty: pretty) }
+
     /// The tile as one MVT layer, written from the flat arrays (no `TileFeature`s made) and
     /// handed to `placement`; no bytes when it has no features.
     func mvt(layer: String, extent: Int, version: Int, into placement: BytePlacement) {
@@ -410,6 +413,30 @@ private struct FlatFeatures: Sendable {
             out.append(TileFeature(type: types[f], geometry: geometry, tags: tags(f, inputs), id: inputs.id(refs[f])))
         }
         return out
+    }
+
+    /// The tile as geojson-vt's tile object, its runs read in place: the bytes
+    /// `TileFeature.tileJSON(tileFeatures(inputs))` gives, without making the features.
+    func json(_ inputs: TileInputs, pretty: Bool) -> [UInt8] {
+        var t = TileJSONWriter(pretty: pretty, features: types.count)
+        func write<C>(_ c: UnsafeBufferPointer<C>, _ pairs: (inout JSONWriter, UnsafeBufferPointer<C>) -> Void) {
+            var firstRun = 0
+            for f in types.indices {
+                let runs = featureEnds[f] - firstRun, base = firstRun
+                firstRun = featureEnds[f]
+                t.feature(type: types[f], runs: runs, tags: tags(f, inputs), id: inputs.id(refs[f])) { k, w in
+                    pairs(&w, UnsafeBufferPointer(rebasing: c[run(base + k)]))
+                }
+            }
+        }
+        if !shorts.isEmpty {
+            shorts.withUnsafeBufferPointer { write($0) { w, p in w.writeCoordinatePairs(p) } }
+        } else if !ints.isEmpty {
+            ints.withUnsafeBufferPointer { write($0) { w, p in w.writeCoordinatePairs(p) } }
+        } else {
+            coords.withUnsafeBufferPointer { write($0) { w, p in w.writeCoordinatePairs(p) } }
+        }
+        return t.finish()
     }
 
     /// The tile as one MVT layer, its runs read in place. Ids and tags come from the inputs'

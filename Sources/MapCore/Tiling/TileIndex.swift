@@ -331,6 +331,12 @@ public final class TileIndex: @unchecked Sendable {
     /// x wraps around the world.
     public func tile(z: Int, x: Int, y: Int) -> [TileFeature]? { written(z: z, x: x, y: y)?.tileFeatures }
 
+    /// The same as geojson-vt's tile object in JSON (`TileFeature.tileJSON`), `null` where
+    /// `tile` is nil; written from the tile's own arrays, no `TileFeature`s made.
+    public func tileJSON(z: Int, x: Int, y: Int, pretty: Bool = false) -> [UInt8] {
+        written(z: z, x: x, y: y)?.json(pretty: pretty) ?? TileJSONWriter.null()
+    }
+
     /// The tile, cut (under the lock, as cutting changes the index) if it is not made yet.
     func written(z: Int, x: Int, y: Int) -> WrittenTile? {
         guard (0...TilingOptions.maxAllowedZoom).contains(z) else { return nil }
