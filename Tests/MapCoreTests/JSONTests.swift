@@ -38,8 +38,10 @@ import Testing
         }
     }
 
-    /// `writeCoordinatePairs` writes what the per-element calls write, compact or pretty, for
-    /// doubles (integral or not, non-finite) and integers, an odd count leaving its last value out.
+    /// `writeCoordinatePairs` writes what the per-element calls write, for doubles (integral or
+    /// not, non-finite) and integers, an odd count leaving its last value out. Compact output has
+    /// a path of its own; pretty output is made by the per-element calls (that half checks it
+    /// goes there), and a literal pins the compact text.
     @Test func coordinatePairsWriteAsTheirElements() {
         let doubles: [Double] = [1, -2, 0.5, 1e300, -0.0, 3, .nan, .infinity, 1e15, -1e15 + 1, 7]
         let ints: [Int32] = [.max, .min, 0, -1, 40, 4096, 12]
@@ -84,6 +86,17 @@ import Testing
             written.closeArray()
             #expect(written.string == expected.string, "pretty \(pretty), Int32")
         }
+        var w = JSONWriter()
+        w.openArray()
+        w.element()
+        w.writeInt(5)
+        doubles.withUnsafeBufferPointer { w.writeCoordinatePairs($0) }
+        ints.withUnsafeBufferPointer { w.writeCoordinatePairs($0) }
+        w.closeArray()
+        #expect(
+            w.string
+                == "[5,[1,-2],[0.5,1e+300],[0,3],[null,null],[1000000000000000.0,-999999999999999],"
+                + "[2147483647,-2147483648],[0,-1],[40,4096]]")
     }
 
     @Test func doublesParseCorrectlyRounded() throws {

@@ -149,6 +149,11 @@ struct TilingFacts {
               "tags": {"name": "Pennsylvania", "density": 284.3}, "id": "42"}]
             """#)
         #expect(square == expected)
+        // The text itself, as geojson-vt's tile object is printed by JSON.stringify.
+        #expect(
+            String(decoding: index.tileJSON(z: 9, x: 148, y: 192), as: UTF8.self)
+                == #"{"features":[{"geometry":[[[-64,4160],[-64,-64],[4160,-64],[4160,4160],[-64,4160]]],"type":3,"#
+                + #""tags":{"name":"Pennsylvania","density":284.3},"id":"42"}]}"#)
         #expect(index.tile(z: 11, x: 800, y: 400) == nil)
         #expect(index.tile(z: -5, x: 123, y: 400) == nil)
         #expect(index.tile(z: 25, x: 200, y: 200) == nil)
@@ -1100,6 +1105,7 @@ struct TilingFacts {
         let index = try TileIndex(try GeoJSONParser.parse(text), options: try options(#"{"indexMaxZoom": 2}"#))
         for (z, x, y) in index.madeTiles {
             _ = TileFeature.tileJSON(index.tile(z: z, x: x, y: y))
+            _ = index.tileJSON(z: z, x: x, y: y, pretty: true)
         }
         _ = index.tile(z: 24, x: Int(Int32.max), y: 1 << 23)
         _ = index.tile(z: 24, x: Int(Int32.min), y: (1 << 24) - 1)

@@ -123,9 +123,11 @@ public struct JSONWriter: StructuredWriter {
         writePairs(coords) { w, c in w.writeCoordinate(c) }
     }
 
-    /// The same for integer coordinates (a written tile's), each written as `writeCoordinate`
-    /// writes its value as a Double.
+    /// The same for a written tile's Int16 or Int32 coordinates, written as integers: what
+    /// `writeCoordinate` writes for their values as Doubles (integral, and far under 1e15; wider
+    /// integers would not all be, so only these two are taken).
     mutating func writeCoordinatePairs<I: FixedWidthInteger & SignedInteger>(_ coords: UnsafeBufferPointer<I>) {
+        guard I.bitWidth <= 32 else { return writePairs(coords) { w, c in w.writeCoordinate(Double(c)) } }
         writePairs(coords) { w, c in w.writeInt(Int64(c)) }
     }
 
