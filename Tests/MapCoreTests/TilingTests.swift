@@ -228,6 +228,27 @@ struct TilingFacts {
         #expect(decoded == [[Int64(centre), Int64(centre)], [Int64(q), Int64(centre)]])
     }
 
+    /// The range a written tile's coordinates are stored by (Int16, Int32 or Double): the least
+    /// and greatest value, NaN wherever one is, four at a time and then the rest.
+    @Test func tileCoordinateRangeIsTheFoldOfItsValues() {
+        var rng = SeededGenerator(seed: 5)
+        for n in 0..<40 {
+            for trial in 0..<30 {
+                var values = (0..<n).map { _ in Double(Int64(bitPattern: rng.next()) % 80_000) }
+                if n > 0 && trial % 3 != 0 {
+                    let special: [Double] = [.nan, .infinity, -.infinity, 32767, -32768, 32768, 2_147_483_648]
+                    values[Int(rng.next() % UInt64(n))] = special[Int(rng.next() % UInt64(special.count))]
+                }
+                let (low, high) = values.withUnsafeBufferPointer(TileCoordinates.range)
+                if values.contains(where: \.isNaN) {
+                    #expect(low.isNaN && high.isNaN, "\(values)")
+                } else {
+                    #expect(low == values.min() ?? .infinity && high == values.max() ?? -.infinity, "\(values)")
+                }
+            }
+        }
+    }
+
     @Test func pointsBeyondTheAntimeridianFoldBack() throws {
         for (lng, x) in [(540.0, 1.0), (-540.0, 0.0)] {
             let point = try GeoJSONParser.parse(#"{"type": "Point", "coordinates": [\#(lng), 0]}"#)

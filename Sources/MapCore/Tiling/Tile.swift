@@ -185,6 +185,34 @@ struct TileScratch {
     }
 }
 
+/// The tile coordinates a written tile stores (`FlatFeatures.compact`).
+enum TileCoordinates {
+    /// The least and greatest of `c` (NaN, NaN if one is NaN; +inf, -inf if empty), four at a
+    /// time: the tests per value of a branching loop were most of `compact`.
+    static func range(_ c: UnsafeBufferPointer<Double>) -> (low: Double, high: Double) {
+        var low = SIMD4<Double>(repeating: .infinity), high = SIMD4<Double>(repeating: -.infinity)
+        var nan = SIMDMask<SIMD4<Int64>>(repeating: false)
+        guard let base = c.baseAddress else { return (.infinity, -.infinity) }
+        let raw = UnsafeRawPointer(base)
+        var i = 0
+        while i + 4 <= c.count {
+            let v = raw.loadUnaligned(fromByteOffset: 8 * i, as: SIMD4<Double>.self)
+            nan .|= v .!= v
+            low.replace(with: v, where: v .< low)
+            high.replace(with: v, where: v .> high)
+            i += 4
+        }
+        var l = low.min(), h = high.max()
+        while i < c.count {
+            nan[0] = nan[0] || c[i].isNaN
+            l = Swift.min(l, c[i])
+            h = Swift.max(h, c[i])
+            i += 1
+        }
+        return any(nan) ? (.nan, .nan) : (l, h)
+    }
+}
+
 /// A tile's features in a few flat arrays: per feature its type, its input (ids and tags in the
 /// index's `TileInputs`) and the end of its runs in `runEnds`; per run (a feature's points, a
 /// line or a ring) the end of its x, y pairs in `coords` (`shorts` or `ints` once written out). A
@@ -225,16 +253,15 @@ private struct FlatFeatures: Sendable {
     /// in, emptied, for the next tile.
     mutating func compact() -> [Double] {
         var room = coords
-        var fits16 = true, fits32 = true
-        for c in room {
-            fits16 = fits16 && c >= -32768 && c <= 32767
-            fits32 = fits32 && c >= -2_147_483_648 && c <= 2_147_483_647
-        }
+        let (low, high) = room.withUnsafeBufferPointer(TileCoordinates.range)
+        // A NaN makes both NaN, which fits neither.
+        let fits16 = low >= -32768 && high <= 32767
+        let fits32 = low >= -2_147_483_648 && high <= 2_147_483_647
         if fits16 {
-            shorts = room.map { Int16($0) }
+            shorts = room.withUnsafeBufferPointer { Self.converted($0) { Int16($0) } }
             coords = []
         } else if fits32 {
-            ints = room.map { Int32($0) }
+            ints = room.withUnsafeBufferPointer { Self.converted($0) { Int32($0) } }
             coords = []
         } else {
             coords = room.withUnsafeBufferPointer { Array($0) }
@@ -242,6 +269,16 @@ private struct FlatFeatures: Sendable {
         runEnds = runEnds.withUnsafeBufferPointer { Array($0) }
         room.removeAll(keepingCapacity: true)
         return room
+    }
+
+    /// `c` as integers of a width that holds every value (checked by the caller with `range`),
+    /// each by `convert` (the concrete conversion: the generic one is a slow path).
+    @inline(__always)
+    private static func converted<I>(_ c: UnsafeBufferPointer<Double>, _ convert: (Double) -> I) -> [I] {
+        [I](unsafeUninitializedCapacity: c.count) { out, count in
+            for i in c.indices { out[i] = convert(c[i]) }
+            count = c.count
+        }
     }
 
     mutating func add(_ feature: borrowing ProjectedFeature, rule: TileRules, lineMetrics: Bool) {
