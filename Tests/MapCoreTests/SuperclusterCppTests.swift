@@ -31,7 +31,7 @@ private func point(_ lng: Double, _ lat: Double, _ properties: JSONObject? = nil
 /// Tile x, y of a position at zoom z (x wrapped, y clamped), as the harness enumerates them.
 private func tileOf(_ lng: Double, _ lat: Double, _ z: Int) -> (Int, Int) {
     let n = Double(1 << z)
-    let x = Int((Projection.x(lng: lng) * n).rounded(.down)), y = Int((Projection.y(lat: lat) * n).rounded(.down))
+    let x = Int((Projection.x(lng: lng) * n).rounded(.down)), y = Int((Projection.y(lat: lat, .c) * n).rounded(.down))
     let m = 1 << z
     return (((x % m) + m) % m, min(m - 1, max(0, y)))
 }

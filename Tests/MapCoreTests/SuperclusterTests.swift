@@ -286,8 +286,8 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.feature(i).prope
                         return [Double(r.id), r.lng, r.lat, Double(r.pointCount), w]
                     }
                     let expectedInBox = reference.level(
-                        z, minX: Projection.x(lng: w), minY: Projection.y(lat: n),
-                        maxX: Projection.x(lng: e), maxY: Projection.y(lat: s))
+                        z, minX: Projection.x(lng: w), minY: Projection.y(lat: n, .javaScript),
+                        maxX: Projection.x(lng: e), maxY: Projection.y(lat: s, .javaScript))
                     #expect(inBox == expectedInBox, "count \(count), level \(z), box \([w, s, e, n])")
                 }
                 for item in got where item[3] > 1 && z <= sc.options.maxZoom && z % 4 == 0 {
@@ -310,7 +310,9 @@ private func name(_ sc: Supercluster, _ i: Int) -> String? { sc.feature(i).prope
         let a = 0.24 * r, h = 0.995 * r
         let positions = [(0.5, 0.5), (0.5 + 2 * a, 0.5), (0.5 + a, 0.5 + h)]
         let input = positions.map {
-            Feature(geometry: .point(Projection.lng(x: $0.0), Projection.lat(y: $0.1)), properties: JSONObject())
+            Feature(
+                geometry: .point(Projection.lng(x: $0.0), Projection.lat(y: $0.1, .javaScript)),
+                properties: JSONObject())
         }
         let sc = try index(input)
         func counts(_ zoom: Int) throws -> [Int] {
@@ -845,7 +847,7 @@ private struct ReferenceSupercluster {
         var data = input.enumerated().map { i, f in
             Item(
                 x: Double(Float(Projection.x(lng: f.geometry?.xy[0] ?? 0))),
-                y: Double(Float(Projection.y(lat: f.geometry?.xy[1] ?? 0))),
+                y: Double(Float(Projection.y(lat: f.geometry?.xy[1] ?? 0, .javaScript))),
                 id: i, count: 1)
         }
         func tree(_ d: [Item]) -> ScalarKDBush {
@@ -931,7 +933,8 @@ private struct ReferenceSupercluster {
                 out.append([Double(item.id), f.geometry?.xy[0] ?? .nan, f.geometry?.xy[1] ?? .nan, 1, 0])
             } else {
                 out.append([
-                    Double(item.id), Projection.lng(x: item.x), Projection.lat(y: item.y), Double(item.count),
+                    Double(item.id), Projection.lng(x: item.x), Projection.lat(y: item.y, .javaScript),
+                    Double(item.count),
                     item.props?["w"]?.doubleValue ?? .nan,
                 ])
             }

@@ -968,6 +968,43 @@ struct TilingFacts {
         #expect(try index("maplibre-native").tile(z: 1, x: 1, y: 0) == [])
     }
 
+    /// geojson-vt projects with V8's Math.sin and Math.log: line metrics are shares of lengths in
+    /// the projection, and with C's functions 5 of these 8 shares came out a bit apart. Expected:
+    /// geojson-vt 4.0.2's tiles in node 20 (`getTile(...).features`, JSON.stringify).
+    @Test func lineMetricsAreTheSharesNodeComputes() throws {
+        let line = #"""
+            {"type": "LineString", "coordinates": [[-18.8398, -4.1253], [17.7343, 17.8769], [16.036, -46.4153]]}
+            """#
+        let index = try TileIndex(
+            try GeoJSONParser.parse(line),
+            options: try options(#"{"lineMetrics": true, "maxZoom": 2, "indexMaxZoom": 2}"#))
+        let node = [
+            (
+                0, 0,
+                #"[{"geometry":[[[3716,4160],[4160,3889]]],"type":2,"tags":{"mapbox_clip_start":0.022264967919147713,"#
+                    + #""mapbox_clip_end":0.22332629819795696}}]"#
+            ),
+            (
+                1, 0,
+                #"[{"geometry":[[[-64,3968],[404,3682],[392,4160]]],"type":2,"tags":{"#
+                    + #""mapbox_clip_start":0.16530888538899405,"mapbox_clip_end":0.5620959667520433}}]"#
+            ),
+            (
+                0, 1,
+                #"[{"geometry":[[[3667,94],[3926,-64]]],"type":2,"tags":{"mapbox_clip_start":0,"#
+                    + #""mapbox_clip_end":0.1174058097386776}}]"#
+            ),
+            (
+                1, 1,
+                #"[{"geometry":[[[395,-64],[365,1195]]],"type":2,"tags":{"mapbox_clip_start":0.5125477213696921,"#
+                    + #""mapbox_clip_end":1}}]"#
+            ),
+        ]
+        for (x, y, features) in node {
+            #expect(try tileValue(index.tile(z: 1, x: x, y: y)) == JSON.parse(features), "1/\(x)/\(y)")
+        }
+    }
+
     /// geojson-vt JS makes a feature of each member of a GeometryCollection; geojson-vt-cpp clips
     /// the collection as one feature: its Point members are never clipped (they go wherever its
     /// box, which holds them, goes), and a member line cut in several parts stays one

@@ -1,7 +1,9 @@
 /*
  * MapCore point clustering: mc_cluster_index, mapbox/supercluster 8 with its option names and
- * defaults. Same projection, float32 rounding, KD tree order, cluster ids, cluster properties,
- * expansion zoom rules and tile format; results come in supercluster's order. A clustering data
+ * defaults. Same projection (with Math.sin, log, exp and atan as V8 computes them, where
+ * supercluster's tests run: C's differ in the last bit of a few percent of latitudes), float32
+ * rounding, KD tree order, cluster ids, cluster properties, expansion zoom rules and tile format;
+ * results come in supercluster's order. A clustering data
  * source (mapcore/source.h) keeps one of these over its Point features.
  * Include <mapcore.h> rather than this file.
  *
@@ -14,7 +16,8 @@
  * "maplibre-native" (its default; mapcore/source.h) is the one supercluster-cpp 0.5.0 builds,
  * the clustering MapLibre Native runs, with the same answers as it to every query it has
  * (getClusters, which it lacks, answers as supercluster JS's over this index):
- *   - positions are doubles (supercluster JS rounds its trees' to float32) in kdbush.hpp's trees,
+ *   - positions are doubles (supercluster JS rounds its trees' to float32), projected with C's
+ *     sin and log and unprojected with its atan and exp (glibc's), in kdbush.hpp's trees,
  *     whose order (a node's lower half first) is the order of a tile's features, of a cluster's
  *     children and leaves, and of the sums and folds that make a cluster;
  *   - id = (index in the level above << 5) + (zoom formed + 1), without N: cluster ids overlap

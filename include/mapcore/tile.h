@@ -42,15 +42,17 @@ typedef struct mc_tile_index mc_tile_index;
  *   lineMetrics        false    keep each line whole and write mapbox_clip_start/_end
  *   promoteId          null     a property whose value becomes the tile feature id
  *   generateId         false    give each feature its input index as tile feature id
- *   compatibility      "geojson-vt"  "geojson-vt": geojson-vt JS 4.0.2's tiles (its tests');
- *                               "maplibre-native": MapLibre Native's (geojson-vt-cpp 6.6.5's
- *                               simplification tie-break; at tolerance 0 (maxZoom, or the
- *                               option 0) only lines and rings of some size and the vertices
- *                               simplification marked, where JS keeps all; with lineMetrics, a
- *                               MultiLineString kept whole and untagged while clips take it
- *                               whole, as one line feature per part with its metrics once a
- *                               clip's edge crosses its box, where JS makes a feature of each
- *                               line; a GeometryCollection clipped as one feature (its box
+ *   compatibility      "geojson-vt"  "geojson-vt": geojson-vt JS 4.0.2's tiles (its tests', in
+ *                               node: positions projected with Math.sin and Math.log as V8
+ *                               computes them); "maplibre-native": MapLibre Native's (C's sin
+ *                               and log; geojson-vt-cpp 6.6.5's simplification tie-break;
+ *                               at tolerance 0 (maxZoom, or the option 0) only lines and
+ *                               rings of some size and the vertices simplification marked,
+ *                               where JS keeps all; with lineMetrics, a MultiLineString
+ *                               kept whole and untagged while clips take it whole, as one
+ *                               line feature per part with its metrics once a clip's edge
+ *                               crosses its box, where JS makes a feature of each line; a
+ *                               GeometryCollection clipped as one feature (its box
  *                               all its members'; its Point members never clipped, so they
  *                               stay in its box and are written outside the tiles its other
  *                               members reach, where their tile coordinates fit an int16,

@@ -84,7 +84,8 @@ extension Supercluster {
         var pointXY = ContiguousArray<Float>(repeating: 0, count: 2 * n)
         for ref in order {
             let i = Int(ref)
-            let px = Float(Projection.x(lng: lngLat[2 * i])), py = Float(Projection.y(lat: lngLat[2 * i + 1]))
+            let px = Float(Projection.x(lng: lngLat[2 * i]))
+            let py = Float(Projection.y(lat: lngLat[2 * i + 1], .javaScript))
             guard Supercluster.projectable(px, py) else {
                 throw MapCoreError(
                     .invalidArgument, "Feature \(i) has a longitude too large to project (\(lngLat[2 * i])).")

@@ -53,7 +53,7 @@ extension Supercluster {
         xy.reserveCapacity(2 * order.count)
         for ref in order {
             let i = Int(ref)
-            let px = Projection.x(lng: lngLat[2 * i]), py = Projection.y(lat: lngLat[2 * i + 1])
+            let px = Projection.x(lng: lngLat[2 * i]), py = Projection.y(lat: lngLat[2 * i + 1], .c)
             // The JS build's bound (Float range), so both take the same points, and centres
             // (a position times a count, summed) stay finite.
             guard Supercluster.projectable(Float(px), Float(py)) else {

@@ -78,6 +78,8 @@ public final class Supercluster: Sendable {
     private let cpp: CppLevels?
     /// What a cluster id is counted from: the input count in supercluster JS, 0 in supercluster-cpp.
     private var idBase: Int { cpp == nil ? inputCount : 0 }
+    /// Whose sin, log, exp and atan project: supercluster JS's (V8's) or supercluster-cpp's (C's).
+    private var math: MathLibrary { cpp == nil ? .javaScript : .c }
 
     /// Indexes `features`. Features without geometry are skipped; any other non-Point geometry
     /// is an error, as clustering only applies to points.
@@ -114,9 +116,10 @@ public final class Supercluster: Sendable {
     /// 1e41 does not).
     static func projectable(_ x: Float, _ y: Float) -> Bool { x.isFinite && y.isFinite }
 
-    /// Whether the index can hold this Point: `clusterable` and `projectable`.
+    /// Whether the index can hold this Point: `clusterable` and `projectable` (whose answer no
+    /// library's last bit changes: a latitude projects into [0, 1], or to NaN).
     public static func indexable(_ g: Geometry) -> Bool {
-        clusterable(g) && projectable(Float(Projection.x(lng: g.xy[0])), Float(Projection.y(lat: g.xy[1])))
+        clusterable(g) && projectable(Float(Projection.x(lng: g.xy[0])), Float(Projection.y(lat: g.xy[1], .c)))
     }
 
     /// Indexes bare points, given as interleaved longitude/latitude pairs, without making a
@@ -193,7 +196,7 @@ public final class Supercluster: Sendable {
     public func position(_ item: ClusterItem) -> (lng: Double, lat: Double) {
         switch item {
         case .point(let i): return (pointLngLat[2 * i], pointLngLat[2 * i + 1])
-        case .cluster(let c): return (Projection.lng(x: clusters[c].x), Projection.lat(y: clusters[c].y))
+        case .cluster(let c): return (Projection.lng(x: clusters[c].x), Projection.lat(y: clusters[c].y, math))
         }
     }
 
@@ -388,8 +391,8 @@ public final class Supercluster: Sendable {
         let minLat = max(-90, min(90, south)), maxLat = max(-90, min(90, north))
         func collect(_ w: Double, _ e: Double) {
             forEachRef(
-                level: level, minX: Projection.x(lng: w), minY: Projection.y(lat: maxLat),
-                maxX: Projection.x(lng: e), maxY: Projection.y(lat: minLat)
+                level: level, minX: Projection.x(lng: w), minY: Projection.y(lat: maxLat, math),
+                maxX: Projection.x(lng: e), maxY: Projection.y(lat: minLat, math)
             ) { out.append($0) }
         }
         if east - west >= 360 {
@@ -435,7 +438,7 @@ public final class Supercluster: Sendable {
                         py = cppPoints[2 * i + 1]
                     } else {
                         px = Projection.x(lng: pointLngLat[2 * i])
-                        py = Projection.y(lat: pointLngLat[2 * i + 1])
+                        py = Projection.y(lat: pointLngLat[2 * i + 1], .javaScript)
                     }
                 case .cluster(let c):
                     px = clusters[c].x

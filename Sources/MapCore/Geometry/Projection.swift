@@ -5,31 +5,47 @@
 // computing as it does. supercluster and geojson-vt use the sine form below (clamped to the unit
 // square); maplibre-style-spec's `within`/`distance` use the tangent form (`MapLibre`, unclamped);
 // vector-tile-js turns tile coordinates into longitude/latitude in its own order (`VectorTile`).
+// For the same reason the sine form takes its sine, logarithm, exponential and arctangent from the
+// library its reference computes with (`MathLibrary`).
 
 import Glibc
+
+/// Whose sin, log, exp and atan a projection computes with: they differ in the last bit of a few
+/// percent of positions.
+enum MathLibrary: Sendable {
+    /// C's (glibc): geojson-vt-cpp's and supercluster-cpp's, as MapLibre Native runs them.
+    case c
+    /// JavaScript's Math as V8 computes it (`JSMath`): geojson-vt's and supercluster's in node.
+    case javaScript
+}
 
 /// Spherical Mercator in the unit square, as supercluster and geojson-vt compute it.
 enum Projection {
     @inline(__always) static func x(lng: Double) -> Double { lng / 360 + 0.5 }
-    @inline(__always) static func y(lat: Double) -> Double {
-        y(logRatio: logarithm(ratio: ratio(sine: sine(lat: lat))))
+    @inline(__always) static func y(lat: Double, _ math: MathLibrary) -> Double {
+        y(logRatio: logarithm(ratio: ratio(sine: sine(lat: lat, math)), math))
     }
 
     /// `y(lat:)` in its three steps, for loops that take many positions a step at a time: the
     /// calls to `sin` and `log` of different positions then overlap, where one position's chain
     /// of sine, division and logarithm leaves the CPU waiting (a quarter of converting a country
     /// set's positions).
-    @inline(__always) static func sine(lat: Double) -> Double { sin(lat * Double.pi / 180) }
+    @inline(__always) static func sine(lat: Double, _ math: MathLibrary) -> Double {
+        let a = lat * Double.pi / 180
+        return math == .c ? sin(a) : JSMath.sin(a)
+    }
     @inline(__always) static func ratio(sine s: Double) -> Double { (1 + s) / (1 - s) }
-    @inline(__always) static func logarithm(ratio r: Double) -> Double { log(r) }
+    @inline(__always) static func logarithm(ratio r: Double, _ math: MathLibrary) -> Double {
+        math == .c ? log(r) : JSMath.log(r)
+    }
     @inline(__always) static func y(logRatio l: Double) -> Double {
         let y = 0.5 - 0.25 * l / Double.pi
         return y < 0 ? 0 : y > 1 ? 1 : y
     }
     @inline(__always) static func lng(x: Double) -> Double { (x - 0.5) * 360 }
-    @inline(__always) static func lat(y: Double) -> Double {
+    @inline(__always) static func lat(y: Double, _ math: MathLibrary) -> Double {
         let y2 = (180 - y * 360) * Double.pi / 180
-        return 360 * atan(exp(y2)) / Double.pi - 90
+        return 360 * (math == .c ? atan(exp(y2)) : JSMath.atan(JSMath.exp(y2))) / Double.pi - 90
     }
 
     /// The tangent form of maplibre-style-spec (`mercatorXfromLng`, `mercatorYfromLat` and their
@@ -46,14 +62,15 @@ enum Projection {
     }
 
     /// vector-tile-js's `toGeoJSON(x, y, z)`: a position (px, py) of a tile whose origin is
-    /// (x0, y0) = extent · (x, y) in a world `size` = extent · 2^z wide.
+    /// (x0, y0) = extent · (x, y) in a world `size` = extent · 2^z wide, with V8's atan and exp
+    /// (fdlibm's in node and in Chrome alike).
     enum VectorTile {
         @inline(__always) static func lngLat(
             _ px: Double, _ py: Double, x0: Double, y0: Double,
             size: Double
         ) -> (lng: Double, lat: Double) {
             let y2 = 180 - (py + y0) * 360 / size
-            return ((px + x0) * 360 / size - 180, 360 / Double.pi * atan(exp(y2 * Double.pi / 180)) - 90)
+            return ((px + x0) * 360 / size - 180, 360 / Double.pi * JSMath.atan(JSMath.exp(y2 * Double.pi / 180)) - 90)
         }
     }
 }

@@ -29,8 +29,8 @@ public struct SourceChanges: Sendable, Equatable {
         let y1 = (Double(y) + 1 + buffer) / n
         for b in bounds {
             // Mercator y grows southward: north gives the smaller y.
-            let by0 = Projection.y(lat: b.north)
-            let by1 = Projection.y(lat: b.south)
+            let by0 = Projection.y(lat: b.north, .c)
+            let by1 = Projection.y(lat: b.south, .c)
             guard by0 <= y1, by1 >= y0 else { continue }
             let bx0 = Projection.x(lng: b.west)
             let bx1 = Projection.x(lng: b.east)

@@ -111,6 +111,8 @@ enum Convert {
     private struct Converter {
         let options: TilingOptions
         let sqTolerance: Double
+        /// geojson-vt projects with V8's Math, geojson-vt-cpp with C's.
+        var math: MathLibrary { options.compatibility == .geojsonVT ? .javaScript : .c }
 
         /// `ref`: the input feature's index in the `TileInputs`, which holds its id and tags.
         func convert(_ geometry: Geometry?, ref: Int32, into out: inout [ProjectedFeature]) {
@@ -157,13 +159,14 @@ enum Convert {
             case .point:
                 out.append(
                     ProjectedFeature(
-                        ref: ref, kind: .point, geometry: .point(Projection.x(lng: xy[0]), Projection.y(lat: xy[1]))))
+                        ref: ref, kind: .point,
+                        geometry: .point(Projection.x(lng: xy[0]), Projection.y(lat: xy[1], math))))
             case .multiPoint:
                 var c: [Double] = []
                 c.reserveCapacity(3 * g.positionCount)
                 for p in 0..<g.positionCount {
                     c.append(Projection.x(lng: xy[2 * p]))
-                    c.append(Projection.y(lat: xy[2 * p + 1]))
+                    c.append(Projection.y(lat: xy[2 * p + 1], math))
                     c.append(0)
                 }
                 out.append(ProjectedFeature(ref: ref, kind: .multiPoint, geometry: .points(c)))
@@ -229,7 +232,7 @@ enum Convert {
                 var k = 0
                 for p in range {
                     out[k] = Projection.x(lng: xy[2 * p])
-                    out[k + 1] = Projection.sine(lat: xy[2 * p + 1])
+                    out[k + 1] = Projection.sine(lat: xy[2 * p + 1], math)
                     out[k + 2] = 0
                     k += 3
                 }
@@ -241,7 +244,7 @@ enum Convert {
                 }
                 k = 1
                 while k < count {
-                    out[k] = Projection.logarithm(ratio: out[k])
+                    out[k] = Projection.logarithm(ratio: out[k], math)
                     k += 3
                 }
                 var x0 = 0.0, y0 = 0.0
