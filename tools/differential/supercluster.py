@@ -22,7 +22,8 @@ def case(r):
         cx, cy = r.choice(centres)
         spread = r.choice([0.01, 1, 10])
         lng, lat = max(-180, min(180, cx + r.gauss(0, spread))), max(-85, min(85, cy + r.gauss(0, spread)))
-        points.append({"type": "Feature", "properties": {"i": i}, "geometry": {"type": "Point", "coordinates": [lng, lat]}})
+        points.append({"type": "Feature", "properties": {"i": i},
+                       "geometry": {"type": "Point", "coordinates": [lng, lat]}})
     o = {}
     if r.random() < 0.5:
         o["radius"] = r.choice([10, 40, 80, 200])
