@@ -78,7 +78,8 @@ def differences(js, ours, lng_lat):
             return f"layer {name!r}: {len(a)} and {len(b)} features"
         for fa, fb in zip(a, b):
             if fa != fb:
-                return f"layer {name!r}:\n    vector-tile-js {json.dumps(fa)[:300]}\n    MapCore        {json.dumps(fb)[:300]}"
+                return (f"layer {name!r}:\n    vector-tile-js {json.dumps(fa)[:300]}\n"
+                        f"    MapCore        {json.dumps(fb)[:300]}")
     return None
 
 
