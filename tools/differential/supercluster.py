@@ -49,18 +49,19 @@ def case(r):
         s = math.sin(math.radians(lat))
         y = max(0, min(k - 1, int((0.5 - 0.25 * math.log((1 + s) / (1 - s)) / math.pi) * k)))
         tiles.append([z, int((lng + 180) / 360 * k) % k, y])
-    return points, o, queries, tiles
+    return points, o, queries, tiles, r.choice([1, 10, 1000, math.inf]), r.choice([0, 0, 3, 50])
 
 
 def main():
     checkout, o = arguments(__doc__, {"--cases": 50, "--seed": 1, "--show": 3})
     cases, seed, shown = o["--cases"], o["--seed"], o["--show"]
     reference = Reference("serve_supercluster.mjs", checkout)
-    passed = failed = 0
+    passed = failed = drilled = 0
     for c in range(cases):
         r = random.Random(seed * 7919 + c)
-        points, o, queries, tiles = case(r)
-        js = reference.ask({"options": o, "points": points, "queries": queries, "tiles": tiles})
+        points, o, queries, tiles, limit, offset = case(r)
+        js = reference.ask({"options": o, "points": points, "queries": queries, "tiles": tiles,
+                            "limit": "Infinity" if limit == math.inf else limit, "offset": offset})
         index = mapcore.Supercluster(radius=o.get("radius"), extent=o.get("extent"), max_zoom=o.get("maxZoom"),
                                      min_zoom=o.get("minZoom"), min_points=o.get("minPoints"),
                                      node_size=o.get("nodeSize"))
@@ -68,7 +69,11 @@ def main():
         clusters = [index.get_clusters(bbox, z) for bbox, z in queries]
         made = [index.get_tile(z, x, y) for z, x, y in tiles]
         ours = [None if t is None else t["features"] for t in made]
-        if "error" not in js and js["clusters"] == clusters and js["tiles"] == ours:
+        drill = [{"id": d["id"], "children": index.get_children(d["id"]),
+                  "leaves": index.get_leaves(d["id"], limit, offset),
+                  "expansionZoom": index.get_cluster_expansion_zoom(d["id"])} for d in js.get("drill", [])]
+        drilled += len(drill)
+        if "error" not in js and js["clusters"] == clusters and js["tiles"] == ours and js["drill"] == drill:
             passed += 1
             continue
         failed += 1
@@ -86,8 +91,18 @@ def main():
                                                   f"    MapCore      {json.dumps(b[d])[:300]}"))
                     break
             else:
-                print("  tiles differ")
-    print(f"{passed} passed, {failed} failed")
+                for a, b in zip(js["drill"], drill):
+                    for key in ("children", "leaves", "expansionZoom"):
+                        if a[key] != b[key]:
+                            print(f"  cluster {a['id']}'s {key}:\n    supercluster {json.dumps(a[key])[:400]}\n"
+                                  f"    MapCore      {json.dumps(b[key])[:400]}")
+                            break
+                    else:
+                        continue
+                    break
+                else:
+                    print("  tiles differ")
+    print(f"{passed} passed, {failed} failed ({drilled} clusters' children, leaves and expansion zoom compared)")
     sys.exit(1 if failed else 0)
 
 
