@@ -193,7 +193,7 @@ MC_API int mc_source_get_tile_mvt(mc_source *source, int z, int x, int y, const 
  * Errors: MC_E_PARSE (not JSON), MC_E_INVALID_GEOJSON (a bad feature or geometry, or a member
  * of the wrong JSON shape such as "remove": 5; path = its place in the diff, e.g.
  * $.add[2].geometry.coordinates), MC_E_INVALID_ARGUMENT (an unknown member, a feature without
- * id, an update without "id", a longitude too large to cluster), MC_E_UNSUPPORTED (a non-point
+ * id, an update without "id", a position too large to cluster), MC_E_UNSUPPORTED (a non-point
  * feature with clustering on; any write on a snapshot). Cost: O(k log n) for k changed features
  * in a source of n, plus O(m) for an id that m features share. */
 MC_API int mc_source_update_data(mc_source *source, const char *diff_json, size_t len);

@@ -35,7 +35,11 @@ const sin = [
     ...repeat(100, () => Math.PI / 2 + uniform(-1e-10, 1e-10)),
     ...repeat(200, () => uniform(-60, 60)),
     ...repeat(150, () => Math.round(uniform(-40, 40)) * Math.PI / 2 + uniform(-1e-7, 1e-7)),
-    ...repeat(150, () => uniform(-8e5, 8e5)),
+    ...repeat(150, () => uniform(-1.6e6, 1.6e6)),
+    // The doubles next to n·π/2 lose about 53 bits to the first part of π/2, and most to the
+    // second: the reduction's third step.
+    ...repeat(100, (_, i) => (i + 1) * (Math.PI / 2)),
+    ...repeat(100, () => Math.round(uniform(32, 1e6)) * (Math.PI / 2) * (random() < 0.5 ? -1 : 1)),
 ];
 const log = [
     1, 2, 0.5, 0, -0, -1, Infinity, -Infinity, NaN, 5e-324, 2.2250738585072014e-308, Number.MAX_VALUE, Math.E,

@@ -88,7 +88,8 @@ extension Supercluster {
             let py = Float(Projection.y(lat: lngLat[2 * i + 1], .javaScript))
             guard Supercluster.projectable(px, py) else {
                 throw MapCoreError(
-                    .invalidArgument, "Feature \(i) has a longitude too large to project (\(lngLat[2 * i])).")
+                    .invalidArgument,
+                    "Feature \(i) has a position too large to project ([\(lngLat[2 * i]), \(lngLat[2 * i + 1])]).")
             }
             pointXY[2 * i] = px
             pointXY[2 * i + 1] = py

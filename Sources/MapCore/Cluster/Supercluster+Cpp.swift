@@ -58,7 +58,8 @@ extension Supercluster {
             // (a position times a count, summed) stay finite.
             guard Supercluster.projectable(Float(px), Float(py)) else {
                 throw MapCoreError(
-                    .invalidArgument, "Feature \(i) has a longitude too large to project (\(lngLat[2 * i])).")
+                    .invalidArgument,
+                    "Feature \(i) has a position too large to project ([\(lngLat[2 * i]), \(lngLat[2 * i + 1])]).")
             }
             pointXY[2 * i] = px
             pointXY[2 * i + 1] = py

@@ -79,7 +79,7 @@ public final class Supercluster: Sendable {
     /// What a cluster id is counted from: the input count in supercluster JS, 0 in supercluster-cpp.
     private var idBase: Int { cpp == nil ? inputCount : 0 }
     /// Whose sin, log, exp and atan project: supercluster JS's (V8's) or supercluster-cpp's (C's).
-    private var math: MathLibrary { cpp == nil ? .javaScript : .c }
+    var math: MathLibrary { cpp == nil ? .javaScript : .c }
 
     /// Indexes `features`. Features without geometry are skipped; any other non-Point geometry
     /// is an error, as clustering only applies to points.

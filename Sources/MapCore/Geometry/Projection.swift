@@ -63,7 +63,7 @@ enum Projection {
 
     /// vector-tile-js's `toGeoJSON(x, y, z)`: a position (px, py) of a tile whose origin is
     /// (x0, y0) = extent · (x, y) in a world `size` = extent · 2^z wide, with V8's atan and exp
-    /// (fdlibm's in node and in Chrome alike).
+    /// (node 20's).
     enum VectorTile {
         @inline(__always) static func lngLat(
             _ px: Double, _ py: Double, x0: Double, y0: Double,

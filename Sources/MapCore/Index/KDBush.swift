@@ -211,8 +211,9 @@ struct KDBush: Sendable {
                 if right - left > 600 {
                     let n = Double(right - left + 1)
                     let m = Double(k - left + 1)
-                    let z = log(n)
-                    let s = 0.5 * exp(2 * z / 3)
+                    // kdbush JS's Math.log and Math.exp: the bounds are floors of their results.
+                    let z = JSMath.log(n)
+                    let s = 0.5 * JSMath.exp(2 * z / 3)
                     let sd = 0.5 * (z * s * (n - s) / n).squareRoot() * (m - n / 2 < 0 ? -1 : 1)
                     let newLeft = max(left, Int((Double(k) - m * s / n + sd).rounded(.down)))
                     let newRight = min(right, Int((Double(k) + (n - m) * s / n + sd).rounded(.down)))

@@ -74,7 +74,8 @@ struct SourceWrite {
                 location: location)
         }
         throw MapCoreError(
-            .invalidArgument, "\(path()) has a longitude too large to project (\(g.xy[0])).", location: location)
+            .invalidArgument, "\(path()) has a position too large to project ([\(g.xy[0]), \(g.xy[1])]).",
+            location: location)
     }
 
     /// New features made ready to store: ids given (in place; the array is copied only when

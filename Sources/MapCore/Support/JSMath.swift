@@ -2,9 +2,10 @@
 // geojson-vt's and supercluster's own tests run, and so the tiles and clusters MapCore reproduces).
 //
 // Why not C's: V8 computes these with fdlibm's algorithms (its `base::ieee754`), glibc with its
-// own, and the two differ in the last bit of 3-6% of results (measured against node 20 over 200,000
-// arguments each). A last bit of a projected position changes geojson-vt's line metrics, and can
-// change a rounded tile coordinate, a Douglas-Peucker tie or a cluster's latitude; so the modes that
+// own, and the two differ in the last bit of 3-10% of results (measured against node 20 over
+// 200,000 arguments each; newer V8 takes some of these from LLVM's libc: this is node 20's V8).
+// A last bit of a projected position changes geojson-vt's line metrics, and can change a
+// rounded tile coordinate, a Douglas-Peucker tie or a cluster's latitude; so the modes that
 // reproduce geojson-vt and supercluster JS project with these, and the modes that reproduce
 // geojson-vt-cpp and supercluster-cpp (MapLibre Native, built against C's libm) with C's.
 //
@@ -19,8 +20,9 @@ import Glibc
 enum JSMath {
     // MARK: sin
 
-    /// `Math.sin`. Arguments beyond 2^19 · π/2 (latitudes beyond 47 million degrees) take C's `sin`:
-    /// fdlibm reduces those with a multi-word 2/π (Payne-Hanek), not reproduced here.
+    /// `Math.sin`. Arguments beyond about 2^20 · π/2 (high word 0x413921FB; latitudes beyond 94
+    /// million degrees) take C's `sin`: fdlibm reduces those with a multi-word 2/π (Payne-Hanek),
+    /// not reproduced here. (fdlibm's own comment says 2^19; its constant says 2^20.)
     static func sin(_ x: Double) -> Double {
         let ix = high(x) & 0x7fff_ffff
         if ix <= 0x3fe9_21fb { return kernelSin(x, 0, odd: false) }  // |x| <= π/4
@@ -68,7 +70,7 @@ enum JSMath {
         return (1 - q) - (hz - (z * r - x * y))
     }
 
-    /// x - n·π/2 as y0 + y1 with n mod 4, for |x| > π/4 up to 2^19 · π/2 (nil beyond), with π/2
+    /// x - n·π/2 as y0 + y1 with n mod 4, for |x| > π/4 up to about 2^20 · π/2 (nil beyond), with π/2
     /// in three parts of 33 bits and their tails, a part more when the first cancels.
     private static func reduced(_ x: Double) -> (Int, Double, Double)? {
         let pio2_1 = 1.570_796_326_734_125_614_17e+00  // 0x3FF921FB 54400000: π/2's first 33 bits

@@ -210,7 +210,7 @@ public enum TilesetWriter {
         var found = Set<TileID>()
         for item in try clusters.clusters(west: -180, south: -90, east: 180, north: 90, zoom: Double(zoom)) {
             let (lng, lat) = clusters.position(item)
-            let px = Projection.x(lng: lng) * Double(n), py = Projection.y(lat: lat, .c) * Double(n)
+            let px = Projection.x(lng: lng) * Double(n), py = Projection.y(lat: lat, clusters.math) * Double(n)
             let y0 = max(Int(floor(py - p)), 0), y1 = min(Int(floor(py + p)), n - 1)
             guard y0 <= y1 else { continue }
             for xi in Int(floor(px - p))...Int(floor(px + p)) {
