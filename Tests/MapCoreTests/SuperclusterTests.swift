@@ -756,8 +756,8 @@ private struct ScalarKDBush {
         var left = left, right = right
         while right > left {
             if right - left > 600 {
-                let n = Double(right - left + 1), m = Double(k - left + 1), z = log(n)
-                let s = 0.5 * exp(2 * z / 3)
+                let n = Double(right - left + 1), m = Double(k - left + 1), z = JSMath.log(n)
+                let s = 0.5 * JSMath.exp(2 * z / 3)
                 let sd = 0.5 * (z * s * (n - s) / n).squareRoot() * (m - n / 2 < 0 ? -1 : 1)
                 select(
                     k, max(left, Int((Double(k) - m * s / n + sd).rounded(.down))),
