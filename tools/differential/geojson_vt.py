@@ -165,7 +165,7 @@ def show(asked, js, ours):
 def main():
     checkout, o = arguments(__doc__, {"--cases": 100, "--seed": 1, "--show": 3, "--line-metrics": 0.3})
     cases, seed, shown, line_metrics = o["--cases"], o["--seed"], o["--show"], o["--line-metrics"]
-    reference = Reference("serve_geojson_vt.mjs", checkout)
+    reference = Reference.node("serve_geojson_vt.mjs", checkout)
     passed = failed = throws = 0
     for c in range(cases):
         r = random.Random(seed * 100003 + c)

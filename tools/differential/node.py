@@ -1,4 +1,4 @@
-"""What the two differential testers share: their command line and the node process that answers."""
+"""What the differential testers share: their command line and the reference process that answers."""
 import json
 import subprocess
 import sys
@@ -14,11 +14,15 @@ def arguments(doc, defaults):
 
 
 class Reference:
-    """A node process running `script` over the checkout: one case a JSON line in, one answer out."""
+    """A process answering one case a JSON line in with one answer a line out."""
 
-    def __init__(self, script, checkout):
-        self.process = subprocess.Popen(["node", str(Path(__file__).resolve().parent / script), checkout],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    def __init__(self, argv):
+        self.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    @classmethod
+    def node(cls, script, checkout):
+        """node running `script` (beside this file) over the reference's checkout."""
+        return cls(["node", str(Path(__file__).resolve().parent / script), checkout])
 
     def ask(self, case):
         self.process.stdin.write(json.dumps(case) + "\n")

@@ -55,7 +55,7 @@ def case(r):
 def main():
     checkout, o = arguments(__doc__, {"--cases": 50, "--seed": 1, "--show": 3})
     cases, seed, shown = o["--cases"], o["--seed"], o["--show"]
-    reference = Reference("serve_supercluster.mjs", checkout)
+    reference = Reference.node("serve_supercluster.mjs", checkout)
     passed = failed = drilled = 0
     for c in range(cases):
         r = random.Random(seed * 7919 + c)

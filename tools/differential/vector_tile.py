@@ -85,7 +85,7 @@ def differences(js, ours, lng_lat):
 
 def main():
     directory, o = arguments(__doc__, {"--cases": 100, "--seed": 1, "--show": 3})
-    reference = Reference("serve_vector_tile.mjs", directory)
+    reference = Reference.node("serve_vector_tile.mjs", directory)
     passed = failed = 0
     shown = o["--show"]
     for c in range(o["--cases"]):

@@ -1,0 +1,128 @@
+// supercluster.hpp 0.5.0 (what MapLibre Native vendors) for supercluster_cpp.py: one case a line on
+// stdin ({"data": a FeatureCollection of Points, "options": {radius, extent, minZoom, maxZoom,
+// minPoints}, "requests": [[z, x, y], ...], "clusters": K, "leaves": [[limit, offset], ...]}), one
+// answer a line: {"tiles": [features, ...], "clusters": [{"id", "children", "leaves",
+// "expansionZoom"}, ...]} for the first K clusters the tiles hold (the leaves' limit and offset
+// taken in turn), or {"error"}. Tile features are written as geojson-vt JS writes a tile's ("type"
+// 1, "geometry" [[x, y]], "tags", "id"), children and leaves as GeoJSON Point features. The build
+// is in README.md.
+#include <mapbox/geojson.hpp>
+#include <mapbox/geojson_impl.hpp>
+#include <supercluster.hpp>
+
+#include "cpp_json.hpp"
+
+#include <iostream>
+#include <rapidjson/document.h>
+#include <string>
+
+namespace sc = mapbox::supercluster;
+
+static void tileFeature(Writer& w, const mapbox::feature::feature<int16_t>& f) {
+    w.StartObject();
+    w.Key("geometry");
+    points(w, {f.geometry.get<Point>()});
+    w.Key("type");
+    w.Int(1);
+    w.Key("tags");
+    properties(w, f.properties);
+    identifier(w, f.id);
+    w.EndObject();
+}
+
+static void features(Writer& w, const mapbox::feature::feature_collection<double>& fs) {
+    w.StartArray();
+    for (const auto& f : fs) {
+        const auto& p = f.geometry.get<mapbox::geometry::point<double>>();
+        w.StartObject();
+        w.Key("type");
+        w.String("Feature");
+        w.Key("geometry");
+        w.StartObject();
+        w.Key("type");
+        w.String("Point");
+        w.Key("coordinates");
+        w.StartArray();
+        w.Double(p.x);
+        w.Double(p.y);
+        w.EndArray();
+        w.EndObject();
+        w.Key("properties");
+        properties(w, f.properties);
+        identifier(w, f.id);
+        w.EndObject();
+    }
+    w.EndArray();
+}
+
+static sc::Options options(const mapbox::geojson::rapidjson_value& o) {
+    sc::Options out;
+    out.radius = static_cast<std::uint16_t>(o["radius"].GetUint());
+    out.extent = static_cast<std::uint16_t>(o["extent"].GetUint());
+    out.minZoom = static_cast<std::uint8_t>(o["minZoom"].GetUint());
+    out.maxZoom = static_cast<std::uint8_t>(o["maxZoom"].GetUint());
+    out.minPoints = o["minPoints"].GetUint();
+    return out;
+}
+
+int main() {
+    std::string line;
+    while (std::getline(std::cin, line)) {
+        rapidjson::StringBuffer out;
+        Writer w(out);
+        try {
+            mapbox::geojson::rapidjson_document c;
+            c.Parse<rapidjson::kParseFullPrecisionFlag>(line.c_str());
+            const auto data = mapbox::geojson::convert<mapbox::geojson::geojson>(c["data"])
+                                  .get<mapbox::geojson::feature_collection>();
+            sc::Supercluster index(data, options(c["options"]));
+            std::vector<std::uint64_t> clusters;
+            const std::size_t wanted = c["clusters"].GetUint();
+            w.StartObject();
+            w.Key("tiles");
+            w.StartArray();
+            for (const auto& r : c["requests"].GetArray()) {
+                const auto tile =
+                    index.getTile(static_cast<std::uint8_t>(r[0].GetUint()), r[1].GetUint(), r[2].GetUint());
+                w.StartArray();
+                for (const auto& f : tile) {
+                    tileFeature(w, f);
+                    const auto cluster = f.properties.find("cluster");
+                    if (cluster != f.properties.end() && clusters.size() < wanted &&
+                        std::find(clusters.begin(), clusters.end(), f.id.get<std::uint64_t>()) == clusters.end())
+                        clusters.push_back(f.id.get<std::uint64_t>());
+                }
+                w.EndArray();
+            }
+            w.EndArray();
+            w.Key("clusters");
+            w.StartArray();
+            const auto& leaves = c["leaves"];
+            for (std::size_t i = 0; i < clusters.size(); i++) {
+                const auto id = static_cast<std::uint32_t>(clusters[i]);
+                const auto& page = leaves[static_cast<rapidjson::SizeType>(i % leaves.Size())];
+                w.StartObject();
+                w.Key("id");
+                w.Uint(id);
+                w.Key("children");
+                features(w, index.getChildren(id));
+                w.Key("leaves");
+                features(w, index.getLeaves(id, page[0].GetUint(), page[1].GetUint()));
+                w.Key("expansionZoom");
+                w.Uint(index.getClusterExpansionZoom(id));
+                w.EndObject();
+            }
+            w.EndArray();
+            w.EndObject();
+        } catch (const std::exception& e) {
+            out.Clear();
+            Writer e_w(out);
+            e_w.StartObject();
+            e_w.Key("error");
+            e_w.String(e.what());
+            e_w.EndObject();
+        }
+        std::cout << out.GetString() << "\n" << std::flush;
+    }
+    return 0;
+}
