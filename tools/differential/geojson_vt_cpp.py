@@ -26,8 +26,8 @@ def server(headers):
     out = Path(tempfile.mkdtemp()) / "serve_geojson_vt_cpp"
     includes = [f"-I{Path(headers) / name / 'include'}"
                 for name in ("geojson-vt-cpp", "geometry.hpp", "variant", "geojson-cpp")]
-    subprocess.run(["g++", "-O2", "-std=c++14", *includes, str(Path(__file__).resolve().parent / "serve_geojson_vt_cpp.cpp"),
-                    "-o", str(out)], check=True)
+    subprocess.run(["g++", "-O2", "-std=c++14", *includes,
+                    str(Path(__file__).resolve().parent / "serve_geojson_vt_cpp.cpp"), "-o", str(out)], check=True)
     return Reference([str(out)])
 
 

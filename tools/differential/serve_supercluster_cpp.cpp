@@ -1,11 +1,11 @@
 // supercluster.hpp 0.5.0 (what MapLibre Native vendors) for supercluster_cpp.py: one case a line on
 // stdin ({"data": a FeatureCollection of Points, "options": {radius, extent, minZoom, maxZoom,
-// minPoints}, "requests": [[z, x, y], ...], "clusters": K, "leaves": [[limit, offset], ...]}), one
-// answer a line: {"tiles": [features, ...], "clusters": [{"id", "children", "leaves",
-// "expansionZoom"}, ...]} for the first K clusters the tiles hold (the leaves' limit and offset
-// taken in turn), or {"error"}. Tile features are written as geojson-vt JS writes a tile's ("type"
-// 1, "geometry" [[x, y]], "tags", "id"), children and leaves as GeoJSON Point features. The build
-// is in README.md.
+// minPoints, and optionally "sum": [name, property]}, "requests": [[z, x, y], ...], "clusters": K,
+// "leaves": [[limit, offset], ...]}), one answer a line: {"tiles": [features, ...], "clusters":
+// [{"id", "children", "leaves", "expansionZoom"}, ...]} for the first K clusters the tiles hold
+// (the leaves' limit and offset taken in turn), or {"error"}. Tile features are written as
+// geojson-vt JS writes a tile's ("type" 1, "geometry" [[x, y]], "tags", "id"), children and
+// leaves as GeoJSON Point features. The build is in README.md.
 #include <mapbox/geojson.hpp>
 #include <mapbox/geojson_impl.hpp>
 #include <supercluster.hpp>
@@ -55,6 +55,36 @@ static void features(Writer& w, const mapbox::feature::feature_collection<double
     w.EndArray();
 }
 
+static bool number(const mapbox::feature::value& v, double& out) {
+    if (v.is<uint64_t>()) out = static_cast<double>(v.get<uint64_t>());
+    else if (v.is<int64_t>()) out = static_cast<double>(v.get<int64_t>());
+    else if (v.is<double>()) out = v.get<double>();
+    else return false;
+    return true;
+}
+
+// MapLibre Native's map and reduce for the clusterProperties {name: ["+", ["get", property]]}
+// (its GeoJSON source evaluates the two expressions): a point without properties maps to none,
+// else to its property (null when missing); a fold takes only what the other side holds, and a
+// sum that is not of two numbers (an expression error) is null.
+static void sum(sc::Options& out, const std::string& name, const std::string& property) {
+    out.map = [name, property](const mapbox::feature::property_map& p) {
+        mapbox::feature::property_map r;
+        if (p.empty()) return r;
+        const auto it = p.find(property);
+        r[name] = it == p.end() ? mapbox::feature::value{} : it->second;
+        return r;
+    };
+    out.reduce = [name](mapbox::feature::property_map& accumulated, const mapbox::feature::property_map& other) {
+        const auto o = other.find(name);
+        if (o == other.end()) return;
+        const auto a = accumulated.find(name);
+        double x = 0, y = 0;
+        const bool numbers = a != accumulated.end() && number(a->second, x) && number(o->second, y);
+        accumulated[name] = numbers ? mapbox::feature::value{x + y} : mapbox::feature::value{};
+    };
+}
+
 static sc::Options options(const mapbox::geojson::rapidjson_value& o) {
     sc::Options out;
     out.radius = static_cast<std::uint16_t>(o["radius"].GetUint());
@@ -62,6 +92,7 @@ static sc::Options options(const mapbox::geojson::rapidjson_value& o) {
     out.minZoom = static_cast<std::uint8_t>(o["minZoom"].GetUint());
     out.maxZoom = static_cast<std::uint8_t>(o["maxZoom"].GetUint());
     out.minPoints = o["minPoints"].GetUint();
+    if (o.HasMember("sum")) sum(out, o["sum"][0].GetString(), o["sum"][1].GetString());
     return out;
 }
 

@@ -33,7 +33,11 @@ def server(headers):
 def properties(r, i):
     kinds = [lambda: {"i": i}, lambda: {}, lambda: None, lambda: {"name": r.choice(["a", "é", ""]), "n": -i},
              lambda: {"f": r.uniform(-1e3, 1e3), "b": r.random() < 0.5, "z": None, "o": {"k": [1, "2"]}}]
-    return r.choice(kinds)()
+    p = r.choice(kinds)()
+    if p is not None and r.random() < 0.95:  # what the sum aggregates, mostly numbers
+        k = r.random()
+        p["v"] = r.randint(-5, 5) if k < 0.6 else r.uniform(-1, 1) if k < 0.995 else r.choice(["x", None])
+    return p
 
 
 def case(r):
@@ -47,12 +51,15 @@ def case(r):
         cx, cy = r.choice(centres)
         spread = r.choice([0, 0.0001, 0.01, 1, 10])
         lng, lat = max(-180, min(180, cx + r.gauss(0, spread))), max(-85, min(85, cy + r.gauss(0, spread)))
-        f = {"type": "Feature", "properties": properties(r, i), "geometry": {"type": "Point", "coordinates": [lng, lat]}}
+        f = {"type": "Feature", "properties": properties(r, i),
+             "geometry": {"type": "Point", "coordinates": [lng, lat]}}
         if r.random() < 0.3:
             f["id"] = r.choice([i, str(i), 2 ** 40 + i])
         features.append(f)
     source = {"cluster_radius": r.choice([1, 10, 50, 80, 120]), "cluster_max_zoom": r.randint(0, 17),
               "cluster_min_points": r.choice([2, 2, 3, 5])}
+    if r.random() < 0.4:
+        source["cluster_properties"] = {"s": ["+", ["get", "v"]]}
     requests = [[0, 0, 0], [1, 0, 0], [1, 1, 1]]
     for _ in range(r.randint(4, 16)):
         lng, lat = r.choice(features)["geometry"]["coordinates"]
@@ -90,9 +97,11 @@ def main():
         r = random.Random(seed * 7919 + c)
         data, source, asked = case(r)
         pages = [[r.choice([1, 10, 1000]), r.choice([0, 0, 3, 50])] for _ in range(4)]
-        cpp = reference.ask({"data": data, "requests": asked, "clusters": 6, "leaves": pages, "options": {
-            "radius": int(source["cluster_radius"]) * 16, "extent": 8192, "minZoom": 0,
-            "maxZoom": source["cluster_max_zoom"], "minPoints": source["cluster_min_points"]}})
+        options = {"radius": int(source["cluster_radius"]) * 16, "extent": 8192, "minZoom": 0,
+                   "maxZoom": source["cluster_max_zoom"], "minPoints": source["cluster_min_points"]}
+        if "cluster_properties" in source:
+            options["sum"] = ["s", "v"]
+        cpp = reference.ask({"data": data, "requests": asked, "clusters": 6, "leaves": pages, "options": options})
         if "error" in cpp:
             sys.exit(f"case {c}: supercluster-cpp: {cpp['error']}")
         try:
