@@ -1111,6 +1111,60 @@ struct TilingFacts {
         #expect(try tile("geojson-vt", 2, 2, 1) == [])
     }
 
+    /// Positions past 540° (valid JSON that MapLibre Native takes): geojson-vt-cpp starts a box at
+    /// x 2 and -1 (`ProjectedBox.geojsonVTCpp`) and never cuts a Point, so a Point past 540° east
+    /// reaches the east copy whole and is written a world west; a MultiPoint's or line's far part
+    /// makes the east copy hold something (cut to nothing), so the centre is clipped too. Every
+    /// tile below is geojson-vt-cpp 6.6.5's (tools/differential/geojson_vt_cpp.py's build).
+    @Test func positionsPast540DegreesAsGeojsonVTCppTilesThem() throws {
+        func tile(_ geometry: String, _ z: Int, _ x: Int, _ y: Int, maxZoom: Int = 3) throws -> [[[Double]]] {
+            let index = try TileIndex(
+                try GeoJSONParser.parse(geometry),
+                options: try options(#"{"maxZoom": \#(maxZoom), "compatibility": "maplibre-native"}"#))
+            return (index.tile(z: z, x: x, y: y) ?? []).map(\.geometry)
+        }
+        let east = #"{"type": "Point", "coordinates": [600, 10]}"#
+        #expect(try tile(east, 0, 0, 0) == [[[4779, 1934]]])
+        #expect(try tile(east, 1, 1, 0) == [[[5461, 3867]]])
+        #expect(try tile(east, 2, 3, 1) == [])
+        let west = #"{"type": "Point", "coordinates": [-600, 10]}"#
+        #expect(try tile(west, 0, 0, 0) == [[[-683, 1934]]])
+        #expect(try tile(west, 1, 0, 0) == [[[-1365, 3867]]])
+        let multi = #"{"type": "MultiPoint", "coordinates": [[100, 10], [600, 20]]}"#
+        #expect(try tile(multi, 0, 0, 0) == [[[3186, 1934]]])
+        #expect(try tile(multi, 3, 6, 3) == [[[910, 3181]]])
+        let line = #"{"type": "LineString", "coordinates": [[560, 10], [600, 20]]}"#
+        #expect(try tile(line, 0, 0, 0) == [])
+        // Past int16 (where geojson-vt-cpp's cast is undefined: it wrote -28217 for 37318), nothing.
+        let far = #"{"type": "Point", "coordinates": [2000, 20]}"#
+        #expect(try tile(far, 0, 0, 0, maxZoom: 2) == [[[20708, 1816]]])
+        #expect(try tile(far, 1, 1, 0, maxZoom: 2) == [])
+        // geojson-vt JS boxes from nothing: the Point stays where it is, past the z0 tile.
+        let js = try TileIndex(try GeoJSONParser.parse(east), options: try options(#"{"maxZoom": 3}"#))
+        #expect(js.tile(z: 0, x: 0, y: 0)?.map(\.geometry) == [[[8875, 1934]]])
+    }
+
+    /// A buffer past the tile's extent: geojson-vt's clip of the centre world takes every feature
+    /// whole (its bounds, x from -1 to 2, lie inside the stripe), keeping a position past 540°
+    /// that the stripe would cut. Tiles as geojson-vt 4.0.2 makes them in node (geojson-vt-cpp
+    /// makes the same).
+    @Test func aBufferPastTheExtentKeepsTheCentreWorldWhole() throws {
+        let text = #"{"type": "MultiPoint", "coordinates": [[100, 10], [1000, 20]]}"#
+        for compatibility in ["geojson-vt", "maplibre-native"] {
+            let index = try TileIndex(
+                try GeoJSONParser.parse(text),
+                options: try options(
+                    #"{"maxZoom": 4, "extent": 1000, "buffer": 2048, "compatibility": "\#(compatibility)"}"#))
+            func tile(_ z: Int, _ x: Int, _ y: Int) -> [[[Double]]] {
+                (index.tile(z: z, x: x, y: y) ?? []).map(\.geometry)
+            }
+            #expect(tile(0, 0, 0) == [[[1778, 472, 4278, 443]], [[778, 472, 3278, 443]], [[-222, 472, 2278, 443]]])
+            #expect(tile(1, 0, 0) == [[[1556, 944]], [[-444, 944]]])
+            #expect(tile(1, 1, 0) == [[[2556, 944]], [[556, 944]], [[-1444, 944]]])
+            #expect(tile(1, 0, 1) == [[[1556, -56]], [[-444, -56]]])
+        }
+    }
+
     /// geojson-vt-cpp's line clip where a vertex lies exactly on a clip edge (here lng 0, the
     /// edge of z1's tiles with no buffer): the line reaching it from outside takes the vertex as
     /// its next slice's start, twice, and that slice's metrics start there; geojson-vt JS starts

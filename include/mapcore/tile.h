@@ -71,6 +71,11 @@ typedef struct mc_tile_index mc_tile_index;
  *                               segment (the ring is closed with a copy of its first); line
  *                               lengths summed with
  *                               hypot; coordinates rounded as C's round (JS: Math.round);
+ *                               boxes started at x 2 and -1 (JS: from nothing), so a feature
+ *                               lying wholly past longitude 540° east or west, and a Point
+ *                               there, which geojson-vt-cpp never cuts, wrap and clip as in
+ *                               geojson-vt-cpp (such a Point is written only where its tile
+ *                               coordinates fit an int16, as above);
  *                               polygon rings in their input orientation as geojson-vt-cpp
  *                               leaves them (a ring wound against the feature's first ring's
  *                               sense is reversed, so decoders that group rings by winding still

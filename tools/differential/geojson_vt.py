@@ -21,7 +21,7 @@ def position(r, region):
     if k < 0.05:  # on a grid: Douglas-Peucker ties
         return [round(cx + r.uniform(-span, span)), round(cy + r.uniform(-span, span))]
     if k < 0.08:  # the antimeridian and beyond
-        return [r.choice([-180, 180, 179.99, -179.99, 190, -190, 0, 360, -360]), r.uniform(-85, 85)]
+        return [r.choice([-180, 180, 179.99, -179.99, 190, -190, 0, 360, -360, 600, -600, 1000]), r.uniform(-85, 85)]
     if k < 0.10:  # the poles and the projection's edge
         return [r.uniform(-180, 180), r.choice([90, -90, 85.0511287798, -85.0511287798, 89.9, 0])]
     return [cx + r.uniform(-span, span), cy + r.uniform(-span, span)]

@@ -32,28 +32,41 @@ enum Clip {
         _ features: [ProjectedFeature], scale: Double, _ k1: Double, _ k2: Double, axis: Int,
         minAll: Double, maxAll: Double, rules: Rules
     ) -> [ProjectedFeature]? {
+        var cut = false
+        return clip(features, scale: scale, k1, k2, axis: axis, minAll: minAll, maxAll: maxAll, rules: rules, cut: &cut)
+    }
+
+    /// As above; `cut` is set when a feature's geometry was cut (its box neither inside the
+    /// stripe nor outside it), whether or not anything of it was kept: geojson-vt-cpp keeps such
+    /// a feature even when cut to nothing, so its clip holds something (`Wrap`).
+    static func clip(
+        _ features: [ProjectedFeature], scale: Double, _ k1: Double, _ k2: Double, axis: Int,
+        minAll: Double, maxAll: Double, rules: Rules, cut: inout Bool
+    ) -> [ProjectedFeature]? {
         let k1 = k1 / scale, k2 = k2 / scale
         if minAll >= k1 && maxAll < k2 { return features }
         if maxAll < k1 || minAll >= k2 { return nil }
         var clipped: [ProjectedFeature] = []
-        for feature in features { clip(feature, k1, k2, axis: axis, rules: rules, into: &clipped) }
+        for feature in features { cut = clip(feature, k1, k2, axis: axis, rules: rules, into: &clipped) || cut }
         return clipped.isEmpty ? nil : clipped
     }
 
     /// The parts of one feature between k1 and k2 (already scaled) on `axis`, appended to `out`:
-    /// the feature itself when it lies inside, nothing when outside.
-    @inline(__always) static func clip(
+    /// the feature itself when it lies inside, nothing when outside. Returns whether its geometry
+    /// was cut (neither).
+    @inline(__always) @discardableResult static func clip(
         _ feature: ProjectedFeature, _ k1: Double, _ k2: Double, axis: Int, rules: Rules,
         into clipped: inout [ProjectedFeature]
-    ) {
+    ) -> Bool {
         let lo = axis == 0 ? feature.minX : feature.minY
         let hi = axis == 0 ? feature.maxX : feature.maxY
         if lo >= k1 && hi < k2 {
             clipped.append(feature)
-            return
+            return false
         }
-        if hi < k1 || lo >= k2 { return }
+        if hi < k1 || lo >= k2 { return false }
         clipGeometry(feature, k1, k2, axis: axis, rules: rules, into: &clipped)
+        return true
     }
 
     static func clipGeometry(
@@ -73,6 +86,14 @@ enum Clip {
         let lineMetrics = rules.lineMetrics
         switch feature.geometry {
         case .point(let x, let y):
+            if rules.cpp {
+                // geojson-vt-cpp never cuts a Point: one whose box neither lies inside the
+                // stripe nor outside it (a box from past 540°: `ProjectedBox.geojsonVTCpp`) is
+                // kept, boxed again by its position.
+                clipped.append(
+                    ProjectedFeature(ref: feature.ref, kind: feature.kind, geometry: feature.geometry, cpp: true))
+                return
+            }
             let a = axis == 0 ? x : y
             if a >= k1 && a <= k2 { clipped.append(feature) }
         case .points(let c):
@@ -80,17 +101,19 @@ enum Clip {
             guard !kept.isEmpty else { return }
             clipped.append(
                 ProjectedFeature(
-                    ref: feature.ref, kind: kept.count == 3 ? .point : .multiPoint, geometry: .points(kept)))
+                    ref: feature.ref, kind: kept.count == 3 ? .point : .multiPoint, geometry: .points(kept),
+                    cpp: rules.cpp))
         case .line(let line):
             var parts: [ProjectedLine] = []
             cut(line, into: &parts, k1, k2, axis, polygon: false, trackMetrics: lineMetrics, rules)
             guard !parts.isEmpty else { return }
             if splitLines {
                 for part in parts {
-                    clipped.append(ProjectedFeature(ref: feature.ref, kind: .lineString, geometry: .line(part)))
+                    clipped.append(
+                        ProjectedFeature(ref: feature.ref, kind: .lineString, geometry: .line(part), cpp: rules.cpp))
                 }
             } else {
-                clipped.append(lines(parts, of: feature))
+                clipped.append(lines(parts, of: feature, cpp: rules.cpp))
             }
         case .lines(let lines):
             var parts: [ProjectedLine] = []
@@ -106,15 +129,16 @@ enum Clip {
             guard !parts.isEmpty else { return }
             if metrics && splitLines {
                 for part in parts {
-                    clipped.append(ProjectedFeature(ref: feature.ref, kind: .lineString, geometry: .line(part)))
+                    clipped.append(
+                        ProjectedFeature(ref: feature.ref, kind: .lineString, geometry: .line(part), cpp: rules.cpp))
                 }
                 return
             }
             clipped.append(
                 polygon
                     ? ProjectedFeature(
-                        ref: feature.ref, kind: .polygon, geometry: .lines(parts), allRings: rules.cpp)
-                    : self.lines(parts, of: feature))
+                        ref: feature.ref, kind: .polygon, geometry: .lines(parts), cpp: rules.cpp)
+                    : self.lines(parts, of: feature, cpp: rules.cpp))
         case .polygons(let polygons):
             var kept: [[ProjectedLine]] = []
             for polygon in polygons {
@@ -127,11 +151,12 @@ enum Clip {
             guard !kept.isEmpty else { return }
             clipped.append(
                 ProjectedFeature(
-                    ref: feature.ref, kind: .multiPolygon, geometry: .polygons(kept), allRings: rules.cpp))
+                    ref: feature.ref, kind: .multiPolygon, geometry: .polygons(kept), cpp: rules.cpp))
         case .collection(let members):
             let (kept, writes) = clipCollection(members, k1, k2, axis: axis, rules: rules)
             guard writes else { return }
-            clipped.append(ProjectedFeature(ref: feature.ref, kind: .collection, geometry: .collection(kept)))
+            clipped.append(
+                ProjectedFeature(ref: feature.ref, kind: .collection, geometry: .collection(kept), cpp: rules.cpp))
         }
     }
 
@@ -164,7 +189,8 @@ enum Clip {
                 let (parts, innerWrites) = clipCollection(inner, k1, k2, axis: axis, rules: rules)
                 writes = writes || innerWrites
                 if !parts.isEmpty {
-                    kept.append(ProjectedFeature(ref: m.ref, kind: .collection, geometry: .collection(parts)))
+                    kept.append(
+                        ProjectedFeature(ref: m.ref, kind: .collection, geometry: .collection(parts), cpp: rules.cpp))
                 }
             default:
                 let count = kept.count
@@ -176,10 +202,10 @@ enum Clip {
     }
 
     /// Line parts as geojson-vt types them: one part is a LineString, more a MultiLineString.
-    private static func lines(_ parts: [ProjectedLine], of feature: ProjectedFeature) -> ProjectedFeature {
+    private static func lines(_ parts: [ProjectedLine], of feature: ProjectedFeature, cpp: Bool) -> ProjectedFeature {
         parts.count == 1
-            ? ProjectedFeature(ref: feature.ref, kind: .lineString, geometry: .line(parts[0]))
-            : ProjectedFeature(ref: feature.ref, kind: .multiLineString, geometry: .lines(parts))
+            ? ProjectedFeature(ref: feature.ref, kind: .lineString, geometry: .line(parts[0]), cpp: cpp)
+            : ProjectedFeature(ref: feature.ref, kind: .multiLineString, geometry: .lines(parts), cpp: cpp)
     }
 
     /// The points within [k1, k2] (both ends included).

@@ -127,7 +127,7 @@ enum Convert {
                 var members: [ProjectedFeature] = []
                 for member in g.geometries { convert(member, ref: ref, into: &members) }
                 if !members.isEmpty {
-                    out.append(ProjectedFeature(ref: ref, kind: .collection, geometry: .collection(members)))
+                    out.append(ProjectedFeature(ref: ref, kind: .collection, geometry: .collection(members), cpp: true))
                 }
                 return
             }
@@ -140,9 +140,10 @@ enum Convert {
             _ g: Geometry, _ xy: UnsafeBufferPointer<Double>, ref: Int32, into out: inout [ProjectedFeature]
         ) {
             // Each feature's box is grown while its lines are projected: the box of its points,
-            // lines, or rings (outer rings only for geojson-vt JS: see ProjectedFeature's init).
-            var box = ProjectedBox()
-            let allRings = options.compatibility == .maplibreNative
+            // lines, or rings (outer rings only for geojson-vt JS, and from geojson-vt-cpp's start
+            // for it: see ProjectedFeature's init).
+            let cpp = options.compatibility == .maplibreNative
+            var box = cpp ? ProjectedBox.geojsonVTCpp : ProjectedBox()
             func line(_ range: Range<Int>, polygon: Bool, bounds: Bool) -> ProjectedLine {
                 var lineBox = ProjectedBox()
                 let l = convertLine(xy, positions: range, polygon: polygon, box: &lineBox)
@@ -160,7 +161,7 @@ enum Convert {
                 out.append(
                     ProjectedFeature(
                         ref: ref, kind: .point,
-                        geometry: .point(Projection.x(lng: xy[0]), Projection.y(lat: xy[1], math))))
+                        geometry: .point(Projection.x(lng: xy[0]), Projection.y(lat: xy[1], math)), cpp: cpp))
             case .multiPoint:
                 var c: [Double] = []
                 c.reserveCapacity(3 * g.positionCount)
@@ -169,7 +170,7 @@ enum Convert {
                     c.append(Projection.y(lat: xy[2 * p + 1], math))
                     c.append(0)
                 }
-                out.append(ProjectedFeature(ref: ref, kind: .multiPoint, geometry: .points(c)))
+                out.append(ProjectedFeature(ref: ref, kind: .multiPoint, geometry: .points(c), cpp: cpp))
             case .lineString:
                 let l = line(0..<g.positionCount, polygon: false, bounds: true)
                 out.append(ProjectedFeature(ref: ref, kind: .lineString, geometry: .line(l), box: box))
@@ -192,7 +193,7 @@ enum Convert {
                 var first = true
                 let rings = parts().map { range in
                     defer { first = false }
-                    return line(range, polygon: true, bounds: first || allRings)
+                    return line(range, polygon: true, bounds: first || cpp)
                 }
                 out.append(ProjectedFeature(ref: ref, kind: .polygon, geometry: .lines(rings), box: box))
             case .multiPolygon:
@@ -203,7 +204,7 @@ enum Convert {
                     let upper = min(end, rings.count)
                     polygons.append(
                         first < upper
-                            ? (first..<upper).map { line(rings[$0], polygon: true, bounds: $0 == first || allRings) }
+                            ? (first..<upper).map { line(rings[$0], polygon: true, bounds: $0 == first || cpp) }
                             : []
                     )
                     first = max(first, upper)

@@ -41,7 +41,7 @@ enum ProjectedKind: UInt8, Sendable {
     /// A collection's Point member that a clip found outside its stripe: geojson-vt-cpp never
     /// clips such a point, so it stays in the collection and in its box (which decides later
     /// clips) and is written outside every tile below; MapCore writes it only where its tile
-    /// coordinates fit geojson-vt-cpp's int16 (`TileRules.writes(farPointAt:)`), and keeps no
+    /// coordinates fit geojson-vt-cpp's int16 (`TileRules.writes(pointAt:)`), and keeps no
     /// collection left with far points alone (`Clip`).
     case farPoint
 
@@ -102,24 +102,25 @@ struct ProjectedFeature: Sendable {
         (minX, minY, maxX, maxY) = (box.minX, box.minY, box.maxX, box.maxY)
     }
 
-    /// `allRings`: a polygon boxed by all its rings, as geojson-vt-cpp boxes it; else by its
-    /// outer rings, as geojson-vt JS does (an outer ring holds its holes, unless the polygon is
-    /// invalid, and then a clip's trivial cases differ).
-    init(ref: Int32, kind: ProjectedKind, geometry: ProjectedGeometry, allRings: Bool = false) {
-        var box = ProjectedBox()
+    /// `cpp`: boxed as geojson-vt-cpp boxes a feature: a polygon by all its rings, grown from
+    /// `ProjectedBox.geojsonVTCpp`; else as geojson-vt JS does: a polygon by its outer rings (an
+    /// outer ring holds its holes, unless the polygon is invalid, and then a clip's trivial cases
+    /// differ), grown from nothing.
+    init(ref: Int32, kind: ProjectedKind, geometry: ProjectedGeometry, cpp: Bool = false) {
+        var box = cpp ? ProjectedBox.geojsonVTCpp : ProjectedBox()
         switch geometry {
         case .point(let x, let y): box.extend(x, y)
         case .points(let c): box.extend(c)
         case .line(let l): box.extend(l.coords)
         case .lines(let lines):
-            if kind == .polygon && !allRings {
+            if kind == .polygon && !cpp {
                 if let outer = lines.first { box.extend(outer.coords) }
             } else {
                 for l in lines { box.extend(l.coords) }
             }
         case .polygons(let polygons):
             for p in polygons {
-                if allRings {
+                if cpp {
                     for ring in p { box.extend(ring.coords) }
                 } else if let outer = p.first {
                     box.extend(outer.coords)
@@ -170,6 +171,13 @@ struct ProjectedFeature: Sendable {
 struct ProjectedBox {
     var minX = Double.infinity, minY = Double.infinity
     var maxX = -Double.infinity, maxY = -Double.infinity
+
+    /// Where geojson-vt-cpp starts a feature's box (and a tile's): west and north at 2 and 1,
+    /// east and south at -1 and 0, the far sides of the world and its wrapped copies. Every
+    /// projected y lies in [0, 1], and every x of a longitude within ±540° in [-1, 2], so the box
+    /// is its positions' for those; a feature lying wholly past 540° east keeps 2 as its west
+    /// edge (past 540° west, -1 as its east), which decides where the wrap and the clips take it.
+    static let geojsonVTCpp = ProjectedBox(minX: 2, minY: 1, maxX: -1, maxY: 0)
 
     @inline(__always) mutating func extend(_ x: Double, _ y: Double) {
         minX = jsMin(minX, x)

@@ -135,7 +135,7 @@ struct TileRules {
     /// MapCore keeps them too, but winds them consistently (see windConsistently).
     let rewinds: Bool
 
-    /// The tile, for `writes(farPointAt:)`.
+    /// The tile, for `writes(pointAt:)`.
     private let z2: Double, tx: Double, ty: Double, extent: Double
 
     init(_ compatibility: TilingOptions.Compatibility, tolerance: Double, z: Int, x: Int, y: Int, extent: Double) {
@@ -147,10 +147,12 @@ struct TileRules {
         (tx, ty, self.extent) = (Double(x), Double(y), extent)
     }
 
-    /// Whether a collection's far point (`ProjectedKind.farPoint`) is written: where its tile
-    /// coordinates fit geojson-vt-cpp's int16, as geojson-vt-cpp writes it there (outside the
-    /// tile); past them its cast is undefined, and MapCore writes nothing.
-    func writes(farPointAt x: Double, _ y: Double) -> Bool {
+    /// Whether a point is written (maplibre-native compatibility): where its tile coordinates fit
+    /// geojson-vt-cpp's int16, as geojson-vt-cpp writes it there; past them its cast is
+    /// undefined, and MapCore writes nothing. Only points geojson-vt-cpp never cuts lie so far:
+    /// a collection's far points (`ProjectedKind.farPoint`), and Points boxed from past 540°
+    /// (`ProjectedBox.geojsonVTCpp`).
+    func writes(pointAt x: Double, _ y: Double) -> Bool {
         let tileX = (extent * (x * z2 - tx)).rounded(), tileY = (extent * (y * z2 - ty)).rounded()
         return tileX >= -32768 && tileX <= 32767 && tileY >= -32768 && tileY <= 32767
     }
@@ -287,6 +289,7 @@ private struct FlatFeatures: Sendable {
         var outerRings: [Bool] = []  // per kept polygon ring, when rings are not rewound
         switch feature.geometry {
         case .point(let x, let y):
+            if rule.cpp && !rule.writes(pointAt: x, y) { return }
             coords.append(x)
             coords.append(y)
             runEnds.append(coords.count)
@@ -319,12 +322,7 @@ private struct FlatFeatures: Sendable {
         case .collection(let members):
             // geojson-vt-cpp writes each member as a feature of its own, with the collection's
             // id and tags (far points where geojson-vt-cpp's int16 holds them: see `TileRules`).
-            for m in members {
-                if m.kind == .farPoint, case .point(let x, let y) = m.geometry, !rule.writes(farPointAt: x, y) {
-                    continue
-                }
-                add(m, rule: rule, lineMetrics: lineMetrics)
-            }
+            for m in members { add(m, rule: rule, lineMetrics: lineMetrics) }
             return
         }
         guard runEnds.count > firstRun else { return }

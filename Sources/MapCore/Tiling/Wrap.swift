@@ -9,12 +9,14 @@ enum Wrap {
         let buffer = options.buffer / options.extent
         let rules = Clip.Rules(options)
         var left: [ProjectedFeature]?, right: [ProjectedFeature]?
+        var westCut = false, eastCut = false
         let west = {
-            left = Clip.clip(features, scale: 1, -1 - buffer, buffer, axis: 0, minAll: -1, maxAll: 2, rules: rules)
+            left = Clip.clip(
+                features, scale: 1, -1 - buffer, buffer, axis: 0, minAll: -1, maxAll: 2, rules: rules, cut: &westCut)
         }
         let east = {
             right = Clip.clip(
-                features, scale: 1, 1 - buffer, 2 + buffer, axis: 0, minAll: -1, maxAll: 2, rules: rules)
+                features, scale: 1, 1 - buffer, 2 + buffer, axis: 0, minAll: -1, maxAll: 2, rules: rules, cut: &eastCut)
         }
         if parallel {
             runConcurrently(west, east)
@@ -22,15 +24,24 @@ enum Wrap {
             west()
             east()
         }
-        guard left != nil || right != nil else { return features }
+        // geojson-vt-cpp's copy of a world holds a feature its clip cut to nothing (see Clip), so
+        // then it clips the centre too; that matters only for features boxed from past 540°.
+        guard left != nil || right != nil || (rules.cpp && (westCut || eastCut)) else { return features }
         // Written into one array: the west copy, the world clipped to its buffer, the east copy.
         var merged: [ProjectedFeature] = []
         merged.reserveCapacity(features.count + (left?.count ?? 0) + (right?.count ?? 0))
         if let left { merged += shifted(left, by: 1) }
-        features.withUnsafeBufferPointer { all in
-            for i in all.indices {
-                ProjectedFeature.prefetchGeometry(ofNext: i, in: all)
-                Clip.clip(all[i], -buffer, 1 + buffer, axis: 0, rules: rules, into: &merged)
+        // geojson-vt's clip of the centre takes every feature whole when its bounds for all of
+        // them (x from -1 to 2) lie inside the stripe: a buffer past the tile's extent, which keeps
+        // a position past 540° that the stripe itself would cut.
+        if -1 >= -buffer && 2 < 1 + buffer {
+            merged += features
+        } else {
+            features.withUnsafeBufferPointer { all in
+                for i in all.indices {
+                    ProjectedFeature.prefetchGeometry(ofNext: i, in: all)
+                    Clip.clip(all[i], -buffer, 1 + buffer, axis: 0, rules: rules, into: &merged)
+                }
             }
         }
         if let right { merged += shifted(right, by: -1) }
