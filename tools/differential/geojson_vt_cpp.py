@@ -1,9 +1,10 @@
 """MapCore's GeoJSONVT in maplibre-native compatibility against geojson-vt-cpp 6.6.5 (what MapLibre
 Native vendors), built from its headers, on geojson_vt.py's random inputs.
 
-usage: python geojson_vt_cpp.py HEADERS_DIR [--cases N] [--seed S] [--line-metrics P] [--show K]
+usage: python geojson_vt_cpp.py HEADERS_DIR [--cases N] [--seed S] [--line-metrics P] [--show K] [--source 1]
        (HEADERS_DIR holds the checkouts geojson-vt-cpp, geometry.hpp, variant and geojson-cpp, as
-       README.md clones them; MAPCORE_LIBRARY names the library)
+       README.md clones them; MAPCORE_LIBRARY names the library; --source 1: an unclustered
+       DataSource's tiles instead, geojson-vt-cpp given the options MapLibre Native derives)
 See README.md. A case that differs only as tile.h documents is counted apart from failures:
 rings wound as the feature's first ring says (geojson-vt-cpp keeps the input's winding), and a
 GeometryCollection's points that geojson-vt-cpp writes past its int16 tile coordinates."""
@@ -29,6 +30,23 @@ def server(headers):
     subprocess.run(["g++", "-O2", "-std=c++14", *includes,
                     str(Path(__file__).resolve().parent / "serve_geojson_vt_cpp.cpp"), "-o", str(out)], check=True)
     return Reference([str(out)])
+
+
+def source_tiles(data, source, asked):
+    """An unclustered DataSource's tiles (maplibre-native compatibility, its default)."""
+    ds = mapcore.DataSource(**source)
+    ds.add(data)
+    return [[] if t is None else [dict(f, tags=f["tags"] or {}) for f in t["features"]]
+            for t in (ds.tile(z, x, y) for z, x, y in asked)]
+
+
+def derived(r, o):
+    """Random source options, and the geojson-vt-cpp options MapLibre Native derives from them
+    (source.h): tiles 8192 wide, the buffer and tolerance of 512-pixel tiles times 16."""
+    source = {"max_zoom": o["maxZoom"], "buffer": r.choice([0, 16, 64, 128, 200, 512]),
+              "tolerance": r.choice([0, 0.375, 1, 3.3]), "line_metrics": bool(o.get("lineMetrics"))}
+    return source, {"maxZoom": o["maxZoom"], "extent": 8192, "buffer": round(source["buffer"] * 16),
+                    "tolerance": source["tolerance"] * 16, "lineMetrics": source["line_metrics"]}
 
 
 def mapcore_tiles(data, o, asked):
@@ -86,8 +104,9 @@ def show(asked, cpp, ours, explained):
 
 
 def main():
-    headers, o = arguments(__doc__, {"--cases": 100, "--seed": 1, "--show": 3, "--line-metrics": 0.3})
+    headers, o = arguments(__doc__, {"--cases": 100, "--seed": 1, "--show": 3, "--line-metrics": 0.3, "--source": 0})
     cases, seed, shown, line_metrics = o["--cases"], o["--seed"], o["--show"], o["--line-metrics"]
+    through_source = o["--source"] == 1
     reference = server(headers)
     passed = failed = winding = far = 0
     for c in range(cases):
@@ -104,10 +123,13 @@ def main():
             if f["properties"] is not None or i in points:
                 f["properties"] = dict(f["properties"] or {}, _f=i)
         asked = [t for t in requests(r, o, region) if t[0] <= o["maxZoom"]]  # geojson-vt-cpp throws past it
+        if through_source:
+            source, o = derived(r, o)
         cpp = reference.ask({"data": data, "options": o, "requests": asked})
         if "error" in cpp:
             sys.exit(f"case {c}: geojson-vt-cpp: {cpp['error']}")
-        cpp, ours = cpp["tiles"], mapcore_tiles(data, o, asked)
+        ours = source_tiles(data, source, asked) if through_source else mapcore_tiles(data, o, asked)
+        cpp = cpp["tiles"]
         if cpp == ours:
             passed += 1
             continue
