@@ -307,7 +307,7 @@ struct TilingFacts {
         ]
         let coords2: [Double] = [0, 0, 0, 50, 0, 0, 50, 10, 0, 0, 10, 0]
         func clipped(_ c: [Double]) -> Int {
-            let f = ProjectedFeature(ref: 0, kind: .multiPoint, geometry: .points(c))
+            let f = ProjectedFeature(ref: 0, kind: .multiPoint, geometry: .points(c), cpp: false)
             let out = Clip.clip(
                 [f], scale: 1, 10, 40, axis: 0, minAll: -1000, maxAll: 1000, rules: Clip.Rules(lineMetrics: false))
             guard case .points(let kept)? = out?.first?.geometry else { return 0 }
@@ -323,12 +323,12 @@ struct TilingFacts {
         let ring = ProjectedLine(coords: [0, 0, 1, 40, 0, 0, 50, 0, 0, 50, 50, 0, 40, 50, 0, 0, 50, 0, 0, 0, 1])
         let line = ProjectedLine(coords: [0, 0, 1, 20, 5, 0, 40, 0, 0, 45, 5, 1])
         let features = [
-            ProjectedFeature(ref: 0, kind: .point, geometry: .point(0.5, 0.5)),
-            ProjectedFeature(ref: 1, kind: .multiPoint, geometry: .points([0, 0, 0, 1, 1, 0, 35, 1, 0])),
-            ProjectedFeature(ref: 2, kind: .lineString, geometry: .line(line)),
-            ProjectedFeature(ref: 3, kind: .multiLineString, geometry: .lines([line, line])),
-            ProjectedFeature(ref: 4, kind: .polygon, geometry: .lines([ring, ring])),
-            ProjectedFeature(ref: 5, kind: .multiPolygon, geometry: .polygons([[ring], [ring, ring]])),
+            ProjectedFeature(ref: 0, kind: .point, geometry: .point(0.5, 0.5), cpp: false),
+            ProjectedFeature(ref: 1, kind: .multiPoint, geometry: .points([0, 0, 0, 1, 1, 0, 35, 1, 0]), cpp: false),
+            ProjectedFeature(ref: 2, kind: .lineString, geometry: .line(line), cpp: false),
+            ProjectedFeature(ref: 3, kind: .multiLineString, geometry: .lines([line, line]), cpp: false),
+            ProjectedFeature(ref: 4, kind: .polygon, geometry: .lines([ring, ring]), cpp: false),
+            ProjectedFeature(ref: 5, kind: .multiPolygon, geometry: .polygons([[ring], [ring, ring]]), cpp: false),
         ]
         #expect(features.map(\.positionCount) == [1, 3, 4, 8, 14, 21])
         // Clipped at x = 30: the points at 0 and 1; the line 0, 20 and its crossing; each ring

@@ -106,7 +106,7 @@ struct ProjectedFeature: Sendable {
     /// `ProjectedBox.geojsonVTCpp`; else as geojson-vt JS does: a polygon by its outer rings (an
     /// outer ring holds its holes, unless the polygon is invalid, and then a clip's trivial cases
     /// differ), grown from nothing.
-    init(ref: Int32, kind: ProjectedKind, geometry: ProjectedGeometry, cpp: Bool = false) {
+    init(ref: Int32, kind: ProjectedKind, geometry: ProjectedGeometry, cpp: Bool) {
         var box = cpp ? ProjectedBox.geojsonVTCpp : ProjectedBox()
         switch geometry {
         case .point(let x, let y): box.extend(x, y)
