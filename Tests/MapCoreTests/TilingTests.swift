@@ -1112,7 +1112,7 @@ struct TilingFacts {
     }
 
     /// Positions past 540° (valid JSON that MapLibre Native takes): geojson-vt-cpp starts a box at
-    /// x 2 and -1 (`ProjectedBox.geojsonVTCpp`) and never cuts a Point, so a Point past 540° east
+    /// x 2 and -1 (`ProjectedBox.geojsonVTStart`) and never cuts a Point, so a Point past 540° east
     /// reaches the east copy whole and is written a world west; a MultiPoint's or line's far part
     /// makes the east copy hold something (cut to nothing), so the centre is clipped too. Every
     /// tile below is geojson-vt-cpp 6.6.5's (tools/differential/geojson_vt_cpp.py's build).
@@ -1135,6 +1135,12 @@ struct TilingFacts {
         #expect(try tile(multi, 3, 6, 3) == [[[910, 3181]]])
         let line = #"{"type": "LineString", "coordinates": [[560, 10], [600, 20]]}"#
         #expect(try tile(line, 0, 0, 0) == [])
+        // Under lineMetrics geojson-vt-cpp makes a feature of each part of a cut line, so a line cut
+        // to nothing leaves the east copy empty, and the centre keeps the line whole.
+        let metrics = try TileIndex(
+            try GeoJSONParser.parse(#"{"type": "LineString", "coordinates": [[600, 0], [700, 10]]}"#),
+            options: try options(#"{"maxZoom": 4, "lineMetrics": true, "compatibility": "maplibre-native"}"#))
+        #expect(metrics.tile(z: 0, x: 0, y: 0)?.map(\.geometry) == [[[8875, 2048, 10012, 1934]]])
         // Past int16 (where geojson-vt-cpp's cast is undefined: it wrote -28217 for 37318), nothing.
         let far = #"{"type": "Point", "coordinates": [2000, 20]}"#
         #expect(try tile(far, 0, 0, 0, maxZoom: 2) == [[[20708, 1816]]])

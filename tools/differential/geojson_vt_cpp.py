@@ -69,25 +69,26 @@ def wound_alike(tiles):
 
 
 def collection_points(data):
-    """The indexes of the features that are GeometryCollections holding points (at any depth)."""
+    """The indexes of the features that are GeometryCollections holding Points (at any depth;
+    geojson-vt-cpp cuts a MultiPoint member as any MultiPoint)."""
     def holds_points(g):
         if not g:
             return False
         if g["type"] == "GeometryCollection":
-            return any(holds_points(m) or m and m["type"] in ("Point", "MultiPoint") for m in g["geometries"])
+            return any(holds_points(m) or m and m["type"] == "Point" for m in g["geometries"])
         return False
     return {i for i, f in enumerate(data["features"]) if holds_points(f["geometry"])}
 
 
 def far_points_only(a, b, features):
-    """Whether geojson-vt-cpp's tile `a` differs from MapCore's `b` only in point features of
+    """Whether geojson-vt-cpp's tile `a` differs from MapCore's `b` only in single points of
     `features` (by their "_f" tag) that geojson-vt-cpp writes and MapCore does not: `b` is `a`
     without some of those (a far copy's point can wrap around int16 onto a near one's)."""
     j = 0
     for f in a:
         if j < len(b) and f == b[j]:
             j += 1
-        elif f["type"] != 1 or f["tags"].get("_f") not in features:
+        elif f["type"] != 1 or len(f["geometry"]) != 1 or f["tags"].get("_f") not in features:
             return False
     return j == len(b)
 

@@ -12,6 +12,7 @@
 
 #include "cpp_json.hpp"
 
+#include <algorithm>
 #include <iostream>
 #include <rapidjson/document.h>
 #include <string>

@@ -11,8 +11,10 @@ enum Clip {
         /// collection) becomes a feature of its own.
         let lineMetrics: Bool
         /// Whether the clip is geojson-vt-cpp 6.6.5's (maplibre-native compatibility): a clipped
-        /// polygon boxed by all its rings (JS: by its outer rings; the box decides the next
-        /// clip's trivial cases), and its line and ring clip (`clipLineCpp`).
+        /// feature boxed from `ProjectedBox.geojsonVTStart` and a polygon by all its rings (JS:
+        /// from nothing, and by its outer rings; the box decides the next clip's trivial cases),
+        /// a Point never cut (kept whenever its box straddles the stripe), and its line and ring
+        /// clip (`clipLineCpp`).
         let cpp: Bool
 
         init(_ options: TilingOptions) {
@@ -32,28 +34,33 @@ enum Clip {
         _ features: [ProjectedFeature], scale: Double, _ k1: Double, _ k2: Double, axis: Int,
         minAll: Double, maxAll: Double, rules: Rules
     ) -> [ProjectedFeature]? {
-        var cut = false
-        return clip(features, scale: scale, k1, k2, axis: axis, minAll: minAll, maxAll: maxAll, rules: rules, cut: &cut)
+        var holds = false
+        return clip(
+            features, scale: scale, k1, k2, axis: axis, minAll: minAll, maxAll: maxAll, rules: rules,
+            cppHolds: &holds)
     }
 
-    /// As above; `cut` is set when a feature's geometry was cut (its box neither inside the
-    /// stripe nor outside it), whether or not anything of it was kept: geojson-vt-cpp keeps such
-    /// a feature even when cut to nothing, so its clip holds something (`Wrap`).
+    /// As above; `cppHolds` is set when geojson-vt-cpp's clip would hold a feature for one of
+    /// `features` (see the single feature's clip), which may be a feature cut to nothing (`Wrap`).
     static func clip(
         _ features: [ProjectedFeature], scale: Double, _ k1: Double, _ k2: Double, axis: Int,
-        minAll: Double, maxAll: Double, rules: Rules, cut: inout Bool
+        minAll: Double, maxAll: Double, rules: Rules, cppHolds: inout Bool
     ) -> [ProjectedFeature]? {
         let k1 = k1 / scale, k2 = k2 / scale
         if minAll >= k1 && maxAll < k2 { return features }
         if maxAll < k1 || minAll >= k2 { return nil }
         var clipped: [ProjectedFeature] = []
-        for feature in features { cut = clip(feature, k1, k2, axis: axis, rules: rules, into: &clipped) || cut }
+        for feature in features {
+            cppHolds = clip(feature, k1, k2, axis: axis, rules: rules, into: &clipped) || cppHolds
+        }
         return clipped.isEmpty ? nil : clipped
     }
 
     /// The parts of one feature between k1 and k2 (already scaled) on `axis`, appended to `out`:
-    /// the feature itself when it lies inside, nothing when outside. Returns whether its geometry
-    /// was cut (neither).
+    /// the feature itself when it lies inside, nothing when outside. Returns whether
+    /// geojson-vt-cpp's clip holds a feature for it: what was appended, and also a feature whose
+    /// geometry was cut to nothing (geojson-vt-cpp keeps it, empty), but for a line under
+    /// lineMetrics (geojson-vt-cpp makes a feature of each part, and there is none).
     @inline(__always) @discardableResult static func clip(
         _ feature: ProjectedFeature, _ k1: Double, _ k2: Double, axis: Int, rules: Rules,
         into clipped: inout [ProjectedFeature]
@@ -62,11 +69,13 @@ enum Clip {
         let hi = axis == 0 ? feature.maxX : feature.maxY
         if lo >= k1 && hi < k2 {
             clipped.append(feature)
-            return false
+            return true
         }
         if hi < k1 || lo >= k2 { return false }
+        let count = clipped.count
         clipGeometry(feature, k1, k2, axis: axis, rules: rules, into: &clipped)
-        return true
+        let line = feature.kind == .lineString || feature.kind == .multiLineString
+        return clipped.count > count || !(rules.lineMetrics && line)
     }
 
     static func clipGeometry(
@@ -88,7 +97,7 @@ enum Clip {
         case .point(let x, let y):
             if rules.cpp {
                 // geojson-vt-cpp never cuts a Point: one whose box neither lies inside the
-                // stripe nor outside it (a box from past 540°: `ProjectedBox.geojsonVTCpp`) is
+                // stripe nor outside it (a box from past 540°: `ProjectedBox.geojsonVTStart`) is
                 // kept, boxed again by its position.
                 clipped.append(
                     ProjectedFeature(ref: feature.ref, kind: feature.kind, geometry: feature.geometry, cpp: true))

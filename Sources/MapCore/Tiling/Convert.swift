@@ -143,7 +143,7 @@ enum Convert {
             // lines, or rings (outer rings only for geojson-vt JS, and from geojson-vt-cpp's start
             // for it: see ProjectedFeature's init).
             let cpp = options.compatibility == .maplibreNative
-            var box = cpp ? ProjectedBox.geojsonVTCpp : ProjectedBox()
+            var box = cpp ? ProjectedBox.geojsonVTStart : ProjectedBox()
             func line(_ range: Range<Int>, polygon: Bool, bounds: Bool) -> ProjectedLine {
                 var lineBox = ProjectedBox()
                 let l = convertLine(xy, positions: range, polygon: polygon, box: &lineBox)

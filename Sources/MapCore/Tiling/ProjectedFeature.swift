@@ -103,11 +103,11 @@ struct ProjectedFeature: Sendable {
     }
 
     /// `cpp`: boxed as geojson-vt-cpp boxes a feature: a polygon by all its rings, grown from
-    /// `ProjectedBox.geojsonVTCpp`; else as geojson-vt JS does: a polygon by its outer rings (an
+    /// `ProjectedBox.geojsonVTStart`; else as geojson-vt JS does: a polygon by its outer rings (an
     /// outer ring holds its holes, unless the polygon is invalid, and then a clip's trivial cases
     /// differ), grown from nothing.
     init(ref: Int32, kind: ProjectedKind, geometry: ProjectedGeometry, cpp: Bool) {
-        var box = cpp ? ProjectedBox.geojsonVTCpp : ProjectedBox()
+        var box = cpp ? ProjectedBox.geojsonVTStart : ProjectedBox()
         switch geometry {
         case .point(let x, let y): box.extend(x, y)
         case .points(let c): box.extend(c)
@@ -172,12 +172,13 @@ struct ProjectedBox {
     var minX = Double.infinity, minY = Double.infinity
     var maxX = -Double.infinity, maxY = -Double.infinity
 
-    /// Where geojson-vt-cpp starts a feature's box (and a tile's): west and north at 2 and 1,
-    /// east and south at -1 and 0, the far sides of the world and its wrapped copies. Every
-    /// projected y lies in [0, 1], and every x of a longitude within ±540° in [-1, 2], so the box
-    /// is its positions' for those; a feature lying wholly past 540° east keeps 2 as its west
-    /// edge (past 540° west, -1 as its east), which decides where the wrap and the clips take it.
-    static let geojsonVTCpp = ProjectedBox(minX: 2, minY: 1, maxX: -1, maxY: 0)
+    /// Where geojson-vt starts a tile's box, and geojson-vt-cpp a feature's too (JS starts a
+    /// feature's from nothing): west and north at 2 and 1, east and south at -1 and 0, the far
+    /// sides of the world and its wrapped copies. Every projected y lies in [0, 1], and every x of
+    /// a longitude within ±540° in [-1, 2], so the box is its positions' for those; a feature
+    /// lying wholly past 540° east keeps 2 as its west edge (past 540° west, -1 as its east), which
+    /// decides where geojson-vt-cpp's wrap and clips take it.
+    static let geojsonVTStart = ProjectedBox(minX: 2, minY: 1, maxX: -1, maxY: 0)
 
     @inline(__always) mutating func extend(_ x: Double, _ y: Double) {
         minX = jsMin(minX, x)

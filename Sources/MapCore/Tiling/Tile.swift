@@ -41,7 +41,8 @@ final class IndexedTile {
         self.options = options
         numFeatures = features.count
         var points = 0
-        var minX = 2.0, minY = 1.0, maxX = -1.0, maxY = 0.0
+        let start = ProjectedBox.geojsonVTStart
+        var (minX, minY, maxX, maxY) = (start.minX, start.minY, start.maxX, start.maxY)
         for f in features {
             minX = jsMin(minX, f.minX)
             minY = jsMin(minY, f.minY)
@@ -149,9 +150,11 @@ struct TileRules {
 
     /// Whether a point is written (maplibre-native compatibility): where its tile coordinates fit
     /// geojson-vt-cpp's int16, as geojson-vt-cpp writes it there; past them its cast is
-    /// undefined, and MapCore writes nothing. Only points geojson-vt-cpp never cuts lie so far:
-    /// a collection's far points (`ProjectedKind.farPoint`), and Points boxed from past 540°
-    /// (`ProjectedBox.geojsonVTCpp`).
+    /// undefined, and MapCore writes nothing. Points geojson-vt-cpp never cuts lie so far: a
+    /// collection's far points (`ProjectedKind.farPoint`), and Points boxed from past 540°
+    /// (`ProjectedBox.geojsonVTStart`). Other geometry lies past int16 only with a buffer past
+    /// the extent (every clip takes it whole) and positions far past 540°: geojson-vt-cpp's casts
+    /// are undefined there too, and MapCore writes the coordinates as they are (as Int32).
     func writes(pointAt x: Double, _ y: Double) -> Bool {
         let tileX = (extent * (x * z2 - tx)).rounded(), tileY = (extent * (y * z2 - ty)).rounded()
         return tileX >= -32768 && tileX <= 32767 && tileY >= -32768 && tileY <= 32767

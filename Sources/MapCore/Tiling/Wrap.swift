@@ -9,14 +9,16 @@ enum Wrap {
         let buffer = options.buffer / options.extent
         let rules = Clip.Rules(options)
         var left: [ProjectedFeature]?, right: [ProjectedFeature]?
-        var westCut = false, eastCut = false
+        var westHolds = false, eastHolds = false
         let west = {
             left = Clip.clip(
-                features, scale: 1, -1 - buffer, buffer, axis: 0, minAll: -1, maxAll: 2, rules: rules, cut: &westCut)
+                features, scale: 1, -1 - buffer, buffer, axis: 0, minAll: -1, maxAll: 2, rules: rules,
+                cppHolds: &westHolds)
         }
         let east = {
             right = Clip.clip(
-                features, scale: 1, 1 - buffer, 2 + buffer, axis: 0, minAll: -1, maxAll: 2, rules: rules, cut: &eastCut)
+                features, scale: 1, 1 - buffer, 2 + buffer, axis: 0, minAll: -1, maxAll: 2, rules: rules,
+                cppHolds: &eastHolds)
         }
         if parallel {
             runConcurrently(west, east)
@@ -24,9 +26,9 @@ enum Wrap {
             west()
             east()
         }
-        // geojson-vt-cpp's copy of a world holds a feature its clip cut to nothing (see Clip), so
-        // then it clips the centre too; that matters only for features boxed from past 540°.
-        guard left != nil || right != nil || (rules.cpp && (westCut || eastCut)) else { return features }
+        // geojson-vt-cpp's copy of a world may hold a feature its clip cut to nothing (see Clip),
+        // and then it clips the centre too; that happens only to features boxed from past 540°.
+        guard left != nil || right != nil || (rules.cpp && (westHolds || eastHolds)) else { return features }
         // Written into one array: the west copy, the world clipped to its buffer, the east copy.
         var merged: [ProjectedFeature] = []
         merged.reserveCapacity(features.count + (left?.count ?? 0) + (right?.count ?? 0))
