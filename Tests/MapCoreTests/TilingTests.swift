@@ -1150,6 +1150,35 @@ struct TilingFacts {
         #expect(js.tile(z: 0, x: 0, y: 0)?.map(\.geometry) == [[[8875, 1934]]])
     }
 
+    /// Extents below the tolerance and buffers that are no binary fraction of the extent, as
+    /// geojson-vt-cpp 6.6.5 tiles them (tools/differential/geojson_vt_cpp.py's build). At extent
+    /// 3 the tolerance square at z0 is 1, the importance of a line's ends: geojson-vt-cpp writes no
+    /// LineString that keeps no vertex, geojson-vt JS writes it empty. And a child's stripe is
+    /// (x + 0.5) + k1 in geojson-vt-cpp, x + (0.5 + k1) in JS, which round apart at extent 7,
+    /// buffer 1: the line metrics of the clipped parts show it.
+    @Test func smallExtentsAndOddBuffersAsGeojsonVTCppTilesThem() throws {
+        func index(_ text: String, _ settings: String, _ compatibility: String) throws -> TileIndex {
+            try TileIndex(
+                try GeoJSONParser.parse(text),
+                options: try options(#"{\#(settings), "compatibility": "\#(compatibility)"}"#))
+        }
+        let loop = #"{"type": "LineString", "coordinates": [[-170, 0], [170, 10], [-170, 20]]}"#
+        #expect(try index(loop, #""maxZoom": 2, "extent": 3"#, "maplibre-native").tile(z: 0, x: 0, y: 0) ?? [] == [])
+        #expect(
+            try index(loop, #""maxZoom": 2, "extent": 3"#, "geojson-vt").tile(z: 0, x: 0, y: 0)?.map(\.geometry)
+                == [[[]], [[]], [[]]])
+        let zigzag = #"{"type": "LineString", "coordinates": [[-100, 10], [100, 10.5], [-120, 11], [120, 12]]}"#
+        let odd = try index(zigzag, #""maxZoom": 3, "extent": 7, "buffer": 1, "lineMetrics": true"#, "maplibre-native")
+        let metrics = (odd.tile(z: 3, x: 3, y: 3) ?? []).map {
+            [$0.tags?["mapbox_clip_start"]?.doubleValue ?? -1, $0.tags?["mapbox_clip_end"]?.doubleValue ?? -1]
+        }
+        #expect(
+            metrics == [
+                [0.07359293156244429, 0.16125510004123822], [0.4448042581739281, 0.5324663783115303],
+                [0.7402587317146717, 0.82792140976097],
+            ])
+    }
+
     /// A buffer past the tile's extent: geojson-vt's clip of the centre world takes every feature
     /// whole (its bounds, x from -1 to 2, lie inside the stripe), keeping a position past 540°
     /// that the stripe would cut. Tiles as geojson-vt 4.0.2 makes them in node (geojson-vt-cpp

@@ -75,7 +75,11 @@ typedef struct mc_tile_index mc_tile_index;
  *                               lying wholly past longitude 540° east or west, and a Point
  *                               there, which geojson-vt-cpp never cuts, wrap and clip as in
  *                               geojson-vt-cpp (such a Point is written only where its tile
- *                               coordinates fit an int16, as above);
+ *                               coordinates fit an int16, as above); no LineString written
+ *                               that keeps none of its vertices (JS writes it empty: only
+ *                               an extent below the tolerance does that); children's stripes
+ *                               summed as geojson-vt-cpp sums them (they round otherwise
+ *                               where buffer / extent is no binary fraction);
  *                               polygon rings in their input orientation as geojson-vt-cpp
  *                               leaves them (a ring wound against the feature's first ring's
  *                               sense is reversed, so decoders that group rings by winding still

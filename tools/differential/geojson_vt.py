@@ -106,9 +106,9 @@ def case(r, line_metrics):
     if r.random() < 0.5:
         o["tolerance"] = r.choice([0, 0.5, 1, 3, 10])
     if r.random() < 0.4:
-        o["extent"] = r.choice([512, 4096, 8192, 1000, 64])
+        o["extent"] = r.choice([512, 4096, 8192, 1000, 64, 1, 3, 7, 65535, 100000])
     if r.random() < 0.4:
-        o["buffer"] = r.choice([0, 16, 64, 128, 512, 2048])
+        o["buffer"] = r.choice([0, 16, 64, 128, 512, 2048, 1, 5, 65535])
     if r.random() < line_metrics:
         o["lineMetrics"] = True
     k = r.random()

@@ -109,12 +109,17 @@ def main():
     cases, seed, shown, line_metrics = o["--cases"], o["--seed"], o["--show"], o["--line-metrics"]
     through_source = o["--source"] == 1
     reference = server(headers)
-    passed = failed = winding = far = 0
+    passed = failed = winding = far = wide = 0
     for c in range(cases):
         r = random.Random(seed * 100003 + c)
         data, o, region = case(r, line_metrics)
         o.pop("promoteId", None)  # MapLibre Native promotes ids when it renders, not in geojson-vt-cpp
         o["maxZoom"] = o.get("maxZoom", 14)  # the two defaults differ (18 in geojson-vt-cpp)
+        if through_source:
+            source, o = derived(r, o)
+        if o.get("extent", 4096) + o.get("buffer", 64) > 32767:
+            wide += 1  # tile coordinates past geojson-vt-cpp's int16, where its casts are undefined
+            continue
         # geojson-cpp 0.4.3 refuses a null geometry (MapLibre Native's newer one reads it as empty).
         data["features"] = [f for f in data["features"] if f["geometry"] is not None]
         # Each feature tagged with its index, so that a tile feature names the feature it came from.
@@ -124,8 +129,6 @@ def main():
             if f["properties"] is not None or i in points:
                 f["properties"] = dict(f["properties"] or {}, _f=i)
         asked = [t for t in requests(r, o, region) if t[0] <= o["maxZoom"]]  # geojson-vt-cpp throws past it
-        if through_source:
-            source, o = derived(r, o)
         cpp = reference.ask({"data": data, "options": o, "requests": asked})
         if "error" in cpp:
             sys.exit(f"case {c}: geojson-vt-cpp: {cpp['error']}")
@@ -150,7 +153,7 @@ def main():
                   f"{sum(a != b for a, b in zip(cpp, ours))} of {len(asked)} tiles differ")
             show(asked, cpp, ours, explained)
     print(f"{passed} passed, {failed} failed (apart: {winding} cases differing only in rings' winding, "
-          f"{far} also in collections' points)")
+          f"{far} also in collections' points; {wide} cases with an extent and buffer past int16 not compared)")
     sys.exit(1 if failed else 0)
 
 

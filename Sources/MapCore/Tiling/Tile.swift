@@ -306,7 +306,13 @@ private struct FlatFeatures: Sendable {
             }
             if coords.count > start { runEnds.append(coords.count) }
         case .line(let l):
+            let start = coords.count
             addLine(l, rule: rule, polygon: false, outer: false)
+            // geojson-vt-cpp writes no LineString that keeps none of its vertices, where JS writes
+            // it empty (as both write a MultiLineString's or polygon's empty parts). Only a
+            // tolerance square past 1, the ends' importance, keeps a long enough line so: an extent
+            // below the tolerance.
+            if rule.cpp && runEnds.count > firstRun && coords.count == start { runEnds.removeLast() }
         case .lines(let lines):
             let polygon = feature.kind == .polygon
             for (i, l) in lines.enumerated() {

@@ -177,12 +177,20 @@ public final class TileIndex: @unchecked Sendable {
         let k2 = 0.5 - k1, k3 = 0.5 + k1, k4 = 1 + k1
         let rules = Clip.Rules(options)
         let z2 = Double(1 << tile.z), fx = Double(tile.x), fy = Double(tile.y)
-        let side =
-            right
-            ? Stripe((fx + k2) / z2, (fx + k4) / z2, tile.minX, tile.maxX)
-            : Stripe((fx - k1) / z2, (fx + k3) / z2, tile.minX, tile.maxX)
-        let top = Stripe((fy - k1) / z2, (fy + k3) / z2, tile.minY, tile.maxY)
-        let bottom = Stripe((fy + k2) / z2, (fy + k4) / z2, tile.minY, tile.maxY)
+        // A child's stripe along one axis from the tile's coordinate `f` on it: the first half's,
+        // or the second's. geojson-vt sums f + (0.5 + k1), geojson-vt-cpp (f + 0.5) + k1: they
+        // round apart where the buffer's share of the extent is no binary fraction.
+        func bounds(_ f: Double, second: Bool) -> (Double, Double) {
+            if rules.cpp {
+                return second ? ((f + 0.5 - k1) / z2, (f + 1 + k1) / z2) : ((f - k1) / z2, (f + 0.5 + k1) / z2)
+            }
+            return second ? ((f + k2) / z2, (f + k4) / z2) : ((f - k1) / z2, (f + k3) / z2)
+        }
+        let (x1, x2) = bounds(fx, second: right), (t1, t2) = bounds(fy, second: false)
+        let (b1, b2) = bounds(fy, second: true)
+        let side = Stripe(x1, x2, tile.minX, tile.maxX)
+        let top = Stripe(t1, t2, tile.minY, tile.maxY)
+        let bottom = Stripe(b1, b2, tile.minY, tile.maxY)
         var upper: [ProjectedFeature] = [], lower: [ProjectedFeature] = []
         var parts: [ProjectedFeature] = []
         func cut(_ f: ProjectedFeature, _ stripe: Stripe, into out: inout [ProjectedFeature]) {
