@@ -56,8 +56,10 @@ def case(r):
         if r.random() < 0.3:
             f["id"] = r.choice([i, str(i), 2 ** 40 + i])
         features.append(f)
-    source = {"cluster_radius": r.choice([1, 10, 50, 80, 120]), "cluster_max_zoom": r.randint(0, 17),
-              "cluster_min_points": r.choice([2, 2, 3, 5])}
+    # Radii below 1,536 px (from there supercluster-cpp's int16 tile points wrap, and MapCore writes
+    # them as they are) and at least 2 points (from 1 it reads a cluster's id as an input index).
+    source = {"cluster_radius": r.choice([0.5, 1, 1.7, 10, 30.9, 50, 80, 120, 255, 500, 1535]),
+              "cluster_max_zoom": r.randint(0, 23), "cluster_min_points": r.choice([2, 2, 3, 5, 20])}
     if r.random() < 0.4:
         source["cluster_properties"] = {"s": ["+", ["get", "v"]]}
     requests = [[0, 0, 0], [1, 0, 0], [1, 1, 1]]
