@@ -1,18 +1,49 @@
-// What the C++ reference servers share: mapbox::feature values, properties, identifiers and tile
-// points written with rapidjson (geometry.hpp 1.0.0's types, which geojson-vt-cpp 6.6.5 and
-// supercluster.hpp 0.5.0 are built with).
+// What the C++ reference servers share: their loop over the cases, and mapbox::feature values,
+// properties, identifiers and tile points written with rapidjson (geometry.hpp 1.0.0's types,
+// which geojson-vt-cpp 6.6.5 and supercluster.hpp 0.5.0 are built with).
 #pragma once
 
 #include <mapbox/feature.hpp>
+#include <mapbox/geojson/rapidjson.hpp>
 #include <mapbox/geometry.hpp>
+#include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
 #include <cstdint>
+#include <exception>
+#include <iostream>
 #include <string>
 #include <vector>
 
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+
+// Answers each line of stdin, a case, with a line: what `answer(case, writer)` writes, or
+// {"error": ...} when it throws. Cases are parsed with full precision: rapidjson's default parse
+// is an ulp off in some coordinates, which moves line metrics and Douglas-Peucker ties (MapCore's
+// parser is exact).
+template <class Answer>
+int serve(Answer answer) {
+    std::string line;
+    while (std::getline(std::cin, line)) {
+        rapidjson::StringBuffer out;
+        try {
+            Writer w(out);
+            mapbox::geojson::rapidjson_document c;
+            c.Parse<rapidjson::kParseFullPrecisionFlag>(line.c_str());
+            answer(c, w);
+        } catch (const std::exception& e) {
+            out.Clear();
+            Writer w(out);
+            w.StartObject();
+            w.Key("error");
+            w.String(e.what());
+            w.EndObject();
+        }
+        std::cout << out.GetString() << "\n" << std::flush;
+    }
+    return 0;
+}
 
 inline void value(Writer& w, const mapbox::feature::value& v);
 

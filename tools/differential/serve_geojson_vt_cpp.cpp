@@ -10,9 +10,6 @@
 
 #include "cpp_json.hpp"
 
-#include <iostream>
-#include <rapidjson/document.h>
-#include <string>
 
 namespace vt = mapbox::geojsonvt;
 
@@ -91,36 +88,18 @@ static vt::Options options(const mapbox::geojson::rapidjson_value& o) {
 }
 
 int main() {
-    std::string line;
-    while (std::getline(std::cin, line)) {
-        rapidjson::StringBuffer out;
-        Writer w(out);
-        try {
-            // Full precision: rapidjson's default parse is an ulp off in some coordinates, which moves
-            // line metrics and Douglas-Peucker ties (MapCore's parser is exact).
-            mapbox::geojson::rapidjson_document c;
-            c.Parse<rapidjson::kParseFullPrecisionFlag>(line.c_str());
-            vt::GeoJSONVT index(mapbox::geojson::convert<mapbox::geojson::geojson>(c["data"]), options(c["options"]));
-            w.StartObject();
-            w.Key("tiles");
+    return serve([](const mapbox::geojson::rapidjson_document& c, Writer& w) {
+        vt::GeoJSONVT index(mapbox::geojson::convert<mapbox::geojson::geojson>(c["data"]), options(c["options"]));
+        w.StartObject();
+        w.Key("tiles");
+        w.StartArray();
+        for (const auto& r : c["requests"].GetArray()) {
+            const auto& tile = index.getTile(static_cast<uint8_t>(r[0].GetInt()), r[1].GetUint(), r[2].GetUint());
             w.StartArray();
-            for (const auto& r : c["requests"].GetArray()) {
-                const auto& tile = index.getTile(static_cast<uint8_t>(r[0].GetInt()), r[1].GetUint(), r[2].GetUint());
-                w.StartArray();
-                for (const auto& f : tile.features) feature(w, f);
-                w.EndArray();
-            }
+            for (const auto& f : tile.features) feature(w, f);
             w.EndArray();
-            w.EndObject();
-        } catch (const std::exception& e) {
-            out.Clear();
-            Writer e_w(out);
-            e_w.StartObject();
-            e_w.Key("error");
-            e_w.String(e.what());
-            e_w.EndObject();
         }
-        std::cout << out.GetString() << "\n" << std::flush;
-    }
-    return 0;
+        w.EndArray();
+        w.EndObject();
+    });
 }

@@ -13,9 +13,6 @@
 #include "cpp_json.hpp"
 
 #include <algorithm>
-#include <iostream>
-#include <rapidjson/document.h>
-#include <string>
 
 namespace sc = mapbox::supercluster;
 
@@ -98,63 +95,46 @@ static sc::Options options(const mapbox::geojson::rapidjson_value& o) {
 }
 
 int main() {
-    std::string line;
-    while (std::getline(std::cin, line)) {
-        rapidjson::StringBuffer out;
-        Writer w(out);
-        try {
-            mapbox::geojson::rapidjson_document c;
-            c.Parse<rapidjson::kParseFullPrecisionFlag>(line.c_str());
-            const auto data = mapbox::geojson::convert<mapbox::geojson::geojson>(c["data"])
-                                  .get<mapbox::geojson::feature_collection>();
-            sc::Supercluster index(data, options(c["options"]));
-            std::vector<std::uint64_t> clusters;
-            const std::size_t wanted = c["clusters"].GetUint();
-            w.StartObject();
-            w.Key("tiles");
+    return serve([](const mapbox::geojson::rapidjson_document& c, Writer& w) {
+        const auto data =
+            mapbox::geojson::convert<mapbox::geojson::geojson>(c["data"]).get<mapbox::geojson::feature_collection>();
+        sc::Supercluster index(data, options(c["options"]));
+        std::vector<std::uint64_t> clusters;
+        const std::size_t wanted = c["clusters"].GetUint();
+        w.StartObject();
+        w.Key("tiles");
+        w.StartArray();
+        for (const auto& r : c["requests"].GetArray()) {
+            const auto tile = index.getTile(static_cast<std::uint8_t>(r[0].GetUint()), r[1].GetUint(), r[2].GetUint());
             w.StartArray();
-            for (const auto& r : c["requests"].GetArray()) {
-                const auto tile =
-                    index.getTile(static_cast<std::uint8_t>(r[0].GetUint()), r[1].GetUint(), r[2].GetUint());
-                w.StartArray();
-                for (const auto& f : tile) {
-                    tileFeature(w, f);
-                    const auto cluster = f.properties.find("cluster");
-                    if (cluster != f.properties.end() && clusters.size() < wanted &&
-                        std::find(clusters.begin(), clusters.end(), f.id.get<std::uint64_t>()) == clusters.end())
-                        clusters.push_back(f.id.get<std::uint64_t>());
-                }
-                w.EndArray();
+            for (const auto& f : tile) {
+                tileFeature(w, f);
+                const auto cluster = f.properties.find("cluster");
+                if (cluster != f.properties.end() && clusters.size() < wanted &&
+                    std::find(clusters.begin(), clusters.end(), f.id.get<std::uint64_t>()) == clusters.end())
+                    clusters.push_back(f.id.get<std::uint64_t>());
             }
             w.EndArray();
-            w.Key("clusters");
-            w.StartArray();
-            const auto& leaves = c["leaves"];
-            for (std::size_t i = 0; i < clusters.size(); i++) {
-                const auto id = static_cast<std::uint32_t>(clusters[i]);
-                const auto& page = leaves[static_cast<rapidjson::SizeType>(i % leaves.Size())];
-                w.StartObject();
-                w.Key("id");
-                w.Uint(id);
-                w.Key("children");
-                features(w, index.getChildren(id));
-                w.Key("leaves");
-                features(w, index.getLeaves(id, page[0].GetUint(), page[1].GetUint()));
-                w.Key("expansionZoom");
-                w.Uint(index.getClusterExpansionZoom(id));
-                w.EndObject();
-            }
-            w.EndArray();
-            w.EndObject();
-        } catch (const std::exception& e) {
-            out.Clear();
-            Writer e_w(out);
-            e_w.StartObject();
-            e_w.Key("error");
-            e_w.String(e.what());
-            e_w.EndObject();
         }
-        std::cout << out.GetString() << "\n" << std::flush;
-    }
-    return 0;
+        w.EndArray();
+        w.Key("clusters");
+        w.StartArray();
+        const auto& leaves = c["leaves"];
+        for (std::size_t i = 0; i < clusters.size(); i++) {
+            const auto id = static_cast<std::uint32_t>(clusters[i]);
+            const auto& page = leaves[static_cast<rapidjson::SizeType>(i % leaves.Size())];
+            w.StartObject();
+            w.Key("id");
+            w.Uint(id);
+            w.Key("children");
+            features(w, index.getChildren(id));
+            w.Key("leaves");
+            features(w, index.getLeaves(id, page[0].GetUint(), page[1].GetUint()));
+            w.Key("expansionZoom");
+            w.Uint(index.getClusterExpansionZoom(id));
+            w.EndObject();
+        }
+        w.EndArray();
+        w.EndObject();
+    });
 }
