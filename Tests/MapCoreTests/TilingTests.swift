@@ -811,6 +811,86 @@ struct TilingFacts {
             .featureCollection(FeatureCollection(features: features)), indexMaxPoints: 2000)
     }
 
+    /// A tile split at load lets its clipped features go, and they are cut again when it is asked
+    /// for (`TileIndex.recut`: from the nearest ancestor holding its own, giving every waiting tile
+    /// on the way its features): asked for deepest first, then in a shuffled order, on one thread
+    /// and on two, in both compatibilities, every tile is the one a top-down drill-down of an
+    /// index that splits nothing at load writes (no tile of that one is ever split before it is
+    /// written).
+    @Test func tilesSplitBeforeTheyAreAskedForAreCutAgainAsMade() throws {
+        let data = GeoJSON.featureCollection(FeatureCollection(features: bigRings(9, vertices: 9000, seed: 31)))
+        for compatibility in [TilingOptions.Compatibility.geojsonVT, .maplibreNative] {
+            var flat = TilingOptions()
+            flat.compatibility = compatibility
+            flat.indexMaxZoom = 0
+            let reference = try TileIndex(data, options: flat, parallel: false)
+            #expect(reference.tilesToRecut == 0)
+            var tiles: [(z: Int, x: Int, y: Int)] = [], expected: [[TileFeature]] = []
+            var stack = [(z: 0, x: 0, y: 0)]
+            while let t = stack.popLast() {
+                guard let tile = reference.tile(z: t.z, x: t.x, y: t.y), !tile.isEmpty else { continue }
+                tiles.append(t)
+                expected.append(tile)
+                guard t.z < 6 else { continue }
+                let (z, x, y) = (t.z + 1, 2 * t.x, 2 * t.y)
+                stack += [(z, x, y), (z, x, y + 1), (z, x + 1, y), (z, x + 1, y + 1)]
+            }
+            #expect(reference.tilesToRecut == 0)
+            #expect(tiles.count > 60)
+            var options = flat
+            options.indexMaxZoom = 4
+            options.indexMaxPoints = 3000
+            for parallel in [false, true] {
+                let index = try TileIndex(data, options: options, parallel: parallel)
+                let split = index.tilesToRecut
+                #expect(split >= 5, "\(compatibility) parallel \(parallel)")
+                var order = Array(tiles.indices).sorted { tiles[$0].z > tiles[$1].z }
+                var rng = SeededGenerator(seed: 37)
+                for i in order.indices.dropFirst(4).reversed() {
+                    order.swapAt(i, 4 + Int(rng.next() % UInt64(i - 3)))
+                }
+                for i in order {
+                    let (z, x, y) = tiles[i]
+                    let same = index.tile(z: z, x: x, y: y) == expected[i]  // not the tiles in a failure
+                    #expect(same, "\(compatibility) parallel \(parallel): \(z)/\(x)/\(y)")
+                }
+                #expect(index.tilesToRecut == 0, "\(compatibility) parallel \(parallel): \(split) split")
+            }
+        }
+    }
+
+    /// `Clip.ringRoom` is room enough for the ring either clip makes (so it never grows twofold
+    /// past it), and not much more: random rings, many of whose vertices lie on the stripe's edges
+    /// or cross it, against stripes at random.
+    @Test func ringRoomHoldsEitherClipsRing() {
+        var rng = SeededGenerator(seed: 41)
+        var tight = 0
+        for _ in 0..<400 {
+            let n = 3 + Int(rng.next() % 200)
+            var coords: [Double] = []
+            for _ in 0..<n { coords += [Double(rng.next() % 9), Double(rng.next() % 9), 0] }
+            coords += coords[0..<3]
+            let k1 = Double(rng.next() % 8), k2 = k1 + Double(rng.next() % 4)
+            let axis = Int(rng.next() % 2)
+            let room = Clip.ringRoom(coords, k1, k2, axis)
+            #expect(room <= 3 * (3 * (n + 1) + 1))
+            for cpp in [false, true] {
+                var rings: [ProjectedLine] = []
+                if cpp {
+                    Clip.clipLineCpp(
+                        ProjectedLine(coords: coords), into: &rings, k1, k2, axis, polygon: true, trackMetrics: false)
+                } else {
+                    Clip.clipLine(
+                        ProjectedLine(coords: coords), into: &rings, k1, k2, axis, polygon: true, trackMetrics: false)
+                }
+                let count = rings.first?.coords.count ?? 0
+                #expect(rings.count <= 1 && count <= room, "cpp \(cpp): \(count) > \(room)")
+                if count == room { tight += 1 }
+            }
+        }
+        #expect(tight > 0)  // the bound is met exactly somewhere: no slack where none is needed
+    }
+
     @Test func badOptionsNameTheOption() throws {
         for (text, fragment) in [
             (#"{"maxZoom": 25}"#, "maxZoom"), (#"{"maxZoom": -1}"#, "maxZoom"),

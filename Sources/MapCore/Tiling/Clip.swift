@@ -16,6 +16,10 @@ enum Clip {
         /// a Point never cut (kept whenever its box straddles the stripe), and its line and ring
         /// clip (`clipLineCpp`).
         let cpp: Bool
+        /// Whether the parts become a tile's features (the y clips of `TileIndex.half`; its x
+        /// clips' parts are a step on the way): long rings are then clipped into room reserved
+        /// for them (`ringRoom`).
+        var partsKept = false
 
         init(_ options: TilingOptions) {
             lineMetrics = options.lineMetrics
@@ -238,10 +242,40 @@ enum Clip {
         _ line: ProjectedLine, into out: inout [ProjectedLine], _ k1: Double, _ k2: Double,
         _ axis: Int, polygon: Bool, trackMetrics: Bool, _ rules: Rules
     ) {
+        let room =
+            rules.partsKept && polygon && line.coords.count >= 3 * ringRoomFrom
+            ? ringRoom(line.coords, k1, k2, axis) : 0
         if rules.cpp {
-            clipLineCpp(line, into: &out, k1, k2, axis, polygon: polygon, trackMetrics: trackMetrics)
+            clipLineCpp(line, into: &out, k1, k2, axis, polygon: polygon, trackMetrics: trackMetrics, room: room)
         } else {
-            clipLine(line, into: &out, k1, k2, axis, polygon: polygon, trackMetrics: trackMetrics)
+            clipLine(line, into: &out, k1, k2, axis, polygon: polygon, trackMetrics: trackMetrics, room: room)
+        }
+    }
+
+    /// Rings at least this long (in vertices) are clipped into room reserved for them at once.
+    private static let ringRoomFrom = 512
+
+    /// Room (in doubles) for a ring's clipped copy, which is one slice: its vertices in the
+    /// stripe, a crossing for each segment that changes side (two for one that passes over the
+    /// stripe), and a closing vertex. Reserved at once, a clipped ring keeps no slack from growing
+    /// twofold (an index keeps the copies of the features its leaves were cut into) and makes no
+    /// copies on the way.
+    static func ringRoom(_ c: [Double], _ k1: Double, _ k2: Double, _ axis: Int) -> Int {
+        guard axis < c.count else { return 0 }
+        return c.withUnsafeBufferPointer { c in
+            // Sides: 0 below the stripe, 1 in it, 2 above; from 0 to 2 or back (xor 2) crosses twice.
+            var inside = 0, crossings = 0
+            var i = axis
+            var side = c[i] < k1 ? 0 : c[i] > k2 ? 2 : 1
+            while i < c.count {
+                let a = c[i]
+                let s = a < k1 ? 0 : a > k2 ? 2 : 1
+                inside += s == 1 ? 1 : 0
+                crossings += s == side ? 0 : s ^ side == 2 ? 2 : 1
+                side = s
+                i += 3
+            }
+            return 3 * (inside + crossings + 1)
         }
     }
 
@@ -258,12 +292,13 @@ enum Clip {
     /// - lengths are sums of `hypot`, the last slice's end that sum (JS keeps the line's end).
     static func clipLineCpp(
         _ line: ProjectedLine, into out: inout [ProjectedLine], _ k1: Double, _ k2: Double,
-        _ axis: Int, polygon: Bool, trackMetrics: Bool
+        _ axis: Int, polygon: Bool, trackMetrics: Bool, room: Int = 0
     ) {
         let g = line.coords
         let n = g.count / 3
         guard n >= 2 else { return }
         var slice = ProjectedLine(metricsOf: line)
+        slice.coords.reserveCapacity(room)
         var len = line.start
         var segLen = 0.0
         @inline(__always) func cross(_ slice: inout ProjectedLine, _ i: Int, _ k: Double) -> Double {
@@ -293,9 +328,9 @@ enum Clip {
                     j += 1
                 }
                 if j > i {
-                    let needed = slice.coords.count + 3 * (j - i) + 12
+                    let needed = slice.coords.count + 3 * (j - i)
                     if slice.coords.capacity < needed {
-                        slice.coords.reserveCapacity(max(needed, 2 * slice.coords.capacity))
+                        slice.coords.reserveCapacity(max(needed + 12, 2 * slice.coords.capacity))
                     }
                     slice.coords.append(contentsOf: g[(3 * i)..<(3 * j)])
                     i = j
@@ -377,10 +412,11 @@ enum Clip {
     /// is cut where it leaves the stripe; a ring stays one run, closed again if clipping opened it.
     static func clipLine(
         _ line: ProjectedLine, into out: inout [ProjectedLine], _ k1: Double, _ k2: Double,
-        _ axis: Int, polygon: Bool, trackMetrics: Bool
+        _ axis: Int, polygon: Bool, trackMetrics: Bool, room: Int = 0
     ) {
         let g = line.coords
         var slice = ProjectedLine(metricsOf: line)
+        slice.coords.reserveCapacity(room)
         var len = line.start
         var segLen = 0.0, t = 0.0
         // `slice` is passed in, not captured: a local var a nested function captures and
@@ -413,13 +449,14 @@ enum Clip {
                     j += 3
                 }
                 if j > i {
-                    // Room for the run and a few vertices after it (an exit, a ring's closing
-                    // vertex): appended to a run's exact capacity, they would double the
-                    // allocation of most clipped rings. Grown at least twofold, so that runs
-                    // alternating with crossings stay linear.
-                    let needed = slice.coords.count + (j - i) + 12
+                    // Grown (if it must be) for the run and a few vertices after it (an exit, a
+                    // ring's closing vertex): appended to a run's exact capacity, they would
+                    // double the allocation of most clipped rings. At least twofold, so that runs
+                    // alternating with crossings stay linear. A long ring's room (`ringRoom`)
+                    // holds them already.
+                    let needed = slice.coords.count + (j - i)
                     if slice.coords.capacity < needed {
-                        slice.coords.reserveCapacity(max(needed, 2 * slice.coords.capacity))
+                        slice.coords.reserveCapacity(max(needed + 12, 2 * slice.coords.capacity))
                     }
                     slice.coords.append(contentsOf: g[i..<j])
                     i = j

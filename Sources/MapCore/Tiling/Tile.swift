@@ -18,7 +18,8 @@ public struct TileFeature: Sendable, Equatable {
 /// features are simplified and written out only when the tile is first asked for, since an index
 /// is built down to indexMaxZoom and a caller asks for few of those tiles. Until then it keeps
 /// the clipped features it was made from, which share their rings with the tiles above and
-/// below. Then they are in tile coordinates (geojson-vt transforms in place, once).
+/// below (unless the build splits it: `letFeaturesGo`). Once written, they are in tile
+/// coordinates (geojson-vt transforms in place, once).
 final class IndexedTile {
     let z: Int, x: Int, y: Int
     let numFeatures: Int
@@ -54,6 +55,22 @@ final class IndexedTile {
         (self.minX, self.minY, self.maxX, self.maxY) = (minX, minY, maxX, maxY)
         pending = features
     }
+
+    /// Whether it let go of the clipped features it was made from before it was written: the
+    /// index cuts them again (`restore`) before writing it.
+    var lostFeatures: Bool { features == nil && pending == nil }
+
+    /// The clipped features it was made from, while it holds them (until written).
+    var pendingFeatures: [ProjectedFeature]? { pending }
+
+    /// Lets go of the clipped features it was made from (if it is not written yet): called when
+    /// it is split, as its children then hold what deeper tiles are cut from. Kept, the copies
+    /// of the tiles above the leaves were most of an index's memory (1M points: an array of a
+    /// million features in each of zooms 0, 1 and 2), for tiles a caller may never ask for.
+    func letFeaturesGo() { pending = nil }
+
+    /// The clipped features it let go, cut again.
+    func restore(_ features: [ProjectedFeature]) { pending = features }
 
     /// The features in integer tile coordinates of `extent`: on the first call simplified for the
     /// tile's zoom and transformed (geojson-vt's `createTile` and `transform`). The value is

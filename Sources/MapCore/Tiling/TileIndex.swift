@@ -13,6 +13,8 @@ public final class TileIndex: @unchecked Sendable {
     private var tileCoords: [(z: Int, x: Int, y: Int)] = []
     /// Where requested tiles are written out (under the lock).
     private var scratch = TileScratch()
+    /// How many tiles split at load wait for their clipped features (`recut`).
+    private var lostTiles = 0
 
     public convenience init(_ data: GeoJSON, options: TilingOptions = TilingOptions()) throws(MapCoreError) {
         try self.init(data, options: options, parallel: true)
@@ -105,6 +107,7 @@ public final class TileIndex: @unchecked Sendable {
         for m in made {
             tiles[m.id] = m.tile
             tileCoords.append((m.tile.z, m.tile.x, m.tile.y))
+            if m.tile.lostFeatures { lostTiles += 1 }
         }
     }
 
@@ -141,6 +144,10 @@ public final class TileIndex: @unchecked Sendable {
             }
             tile.source = nil
             if features.isEmpty { continue }
+            // Split at load, a tile lets them go (the root keeps them: they are the converted
+            // features, no copy, and every recut starts there). Not on the way to a requested
+            // tile: deep and small, such a tile is asked for soon, and cheap to keep.
+            if target == nil && z > 0 { tile.letFeaturesGo() }
             if let depth, z >= depth {
                 deeper.append((features, z, x, y))
                 continue
@@ -176,6 +183,8 @@ public final class TileIndex: @unchecked Sendable {
         let k1 = 0.5 * options.buffer / options.extent
         let k2 = 0.5 - k1, k3 = 0.5 + k1, k4 = 1 + k1
         let rules = Clip.Rules(options)
+        var keeping = rules  // the y clips make the children's features
+        keeping.partsKept = true
         let z2 = Double(1 << tile.z), fx = Double(tile.x), fy = Double(tile.y)
         // A child's stripe along one axis from the tile's coordinate `f` on it: the first half's,
         // or the second's. geojson-vt sums f + (0.5 + k1), geojson-vt-cpp (f + 0.5) + k1: they
@@ -197,7 +206,7 @@ public final class TileIndex: @unchecked Sendable {
             switch stripe.holds {
             case .all: out.append(f)
             case .none: break
-            case .some: Clip.clip(f, stripe.k1, stripe.k2, axis: 1, rules: rules, into: &out)
+            case .some: Clip.clip(f, stripe.k1, stripe.k2, axis: 1, rules: keeping, into: &out)
             }
         }
         guard side.holds != .none else { return ([], []) }
@@ -353,7 +362,7 @@ public final class TileIndex: @unchecked Sendable {
         let x = ((x % z2) + z2) % z2
         let id = Self.id(z, x, y)
         return lock.withLock {
-            if let t = tiles[id] { return t.written(extent: options.extent, scratch: &scratch) }
+            if let t = tiles[id] { return write(t) }
             var z0 = z, x0 = x, y0 = y
             var parent: IndexedTile?
             while parent == nil && z0 > 0 {
@@ -368,9 +377,55 @@ public final class TileIndex: @unchecked Sendable {
                     [(source, z0, x0, y0)], target: (z, x, y), depth: nil, existing: tiles, inputs: inputs,
                     options: options
                 ).made)
-            return tiles[id]?.written(extent: options.extent, scratch: &scratch)
+            return tiles[id].map(write)
         }
     }
+
+    /// The tile written, its clipped features cut again first if it let them go, and its
+    /// children's cut from them if they wait (under the lock).
+    private func write(_ tile: IndexedTile) -> WrittenTile {
+        if tile.lostFeatures { recut(tile) }
+        // Only tiles above indexMaxZoom are split at load.
+        if lostTiles > 0, tile.z < options.indexMaxZoom, let features = tile.pendingFeatures {
+            giveChildren(features, of: tile)
+        }
+        return tile.written(extent: options.extent, scratch: &scratch)
+    }
+
+    /// Gives a tile split at load its clipped features again, cut as `split` cut them: by
+    /// `quadrants` from the nearest ancestor holding its own, down the path, every waiting tile
+    /// cut on the way given its own (a parent's four children come out of one cut). One holds
+    /// them: the root keeps its features until written, and a tile written (or given its
+    /// features) first gives its waiting children theirs. So each parent is cut once, as the
+    /// build cut it, whatever order the tiles are asked for in.
+    private func recut(_ tile: IndexedTile) {
+        var path = [tile]
+        while let last = path.last, last.lostFeatures {
+            guard last.z > 0, let parent = tiles[Self.id(last.z - 1, last.x >> 1, last.y >> 1)] else { return }
+            path.append(parent)
+        }
+        for parent in path.dropFirst().reversed() {
+            guard let features = parent.pendingFeatures else { return }
+            giveChildren(features, of: parent)
+        }
+    }
+
+    /// Cuts a tile's features into those of its children that wait for theirs, and gives them.
+    private func giveChildren(_ features: [ProjectedFeature], of parent: IndexedTile) {
+        let ids = [(0, 0), (0, 1), (1, 0), (1, 1)].map { dx, dy in
+            Self.id(parent.z + 1, 2 * parent.x + dx, 2 * parent.y + dy)
+        }
+        guard ids.contains(where: { tiles[$0]?.lostFeatures == true }) else { return }
+        let (tl, bl, tr, br) = Self.quadrants(features, of: parent, options: options)
+        for (id, cut) in zip(ids, [tl, bl, tr, br]) {
+            guard let child = tiles[id], child.lostFeatures else { continue }
+            child.restore(cut)
+            lostTiles -= 1
+        }
+    }
+
+    /// How many tiles wait to be cut again when asked for (tests check that they were).
+    var tilesToRecut: Int { lock.withLock { lostTiles } }
 
     /// Tiles made so far (geojson-vt's `total`) and their coordinates in the order made.
     public var madeTiles: [(z: Int, x: Int, y: Int)] { lock.withLock { tileCoords } }
