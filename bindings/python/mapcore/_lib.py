@@ -347,50 +347,74 @@ def take_values_overlapped(calls: Sequence[Callable[[int, Any], int]]) -> Iterat
     helper thread makes the calls (ctypes lets the GIL go while the library writes) while this
     thread reads the MessagePack of the ones before. A large answer fetched in parts so costs the
     longer of the two, not their sum, where a second core is free (perf log, "fetches
-    overlapped"). At most two written parts wait; every buffer is disposed, also when reading
-    one fails or the caller stops early (the helper is told to stop, and drained)."""
+    overlapped"). At most two written parts wait. A call's status is checked on the helper, as
+    the library keeps its error messages per thread; its exception is raised here. Once this
+    thread stops reading (done, failed, interrupted or closed early) the helper stops, and the
+    parts written but not read are disposed: by the helper itself if this thread is interrupted
+    again while it waits for it, else here after it ended."""
     if dicts is None or len(calls) < 2:
         yield from map(take_values, calls)
         return
-    written: queue.Queue[tuple[Any, Buf] | None] = queue.Queue(maxsize=2)
+    written: queue.Queue[tuple[BaseException | None, Buf] | None] = queue.Queue(maxsize=2)
     stop = threading.Event()
 
-    def write() -> None:
-        for call in calls:
-            if stop.is_set():
-                break
-            buf = Buf()
+    def hand_over(part: tuple[BaseException | None, Buf] | None) -> bool:
+        while not stop.is_set():
             try:
-                status: Any = call(SERIALIZE_MSGPACK, ctypes.byref(buf))
-            except BaseException as e:  # handed to the reading thread, which raises it
-                status = e
-            written.put((status, buf))
-        written.put(None)
+                written.put(part, timeout=0.05)
+                return True
+            except queue.Full:
+                pass
+        return False
+
+    def dispose_waiting() -> None:
+        while True:
+            try:
+                part = written.get_nowait()
+            except queue.Empty:
+                return
+            if part is not None:
+                lib.mc_buf_dispose(ctypes.byref(part[1]))
+
+    def write() -> None:
+        last: tuple[BaseException | None, Buf] | None = None
+        try:
+            for call in calls:
+                if stop.is_set():
+                    return
+                buf = Buf()
+                failure: BaseException | None = None
+                try:
+                    check(call(SERIALIZE_MSGPACK, ctypes.byref(buf)))
+                except BaseException as e:  # raised by the reading thread
+                    failure = e
+                if not hand_over((failure, buf)):
+                    lib.mc_buf_dispose(ctypes.byref(buf))
+                    return
+        except BaseException as e:  # anything else: the reader must not wait for ever
+            last = (e, Buf())
+        finally:
+            hand_over(last)
+            if stop.is_set():
+                dispose_waiting()
 
     helper = threading.Thread(target=write, name="mapcore-fetch", daemon=True)
     helper.start()
-    done = False
     try:
         while (part := written.get()) is not None:
-            status, buf = part
+            failure, buf = part
             try:
-                if isinstance(status, BaseException):
-                    raise status
-                check(status)
+                if failure is not None:
+                    raise failure
                 with collector_paused(buf.len >= 1 << 20):
                     value = dicts.unpack(buf.data or 0, buf.len)
             finally:
                 lib.mc_buf_dispose(ctypes.byref(buf))
             yield value
-        done = True
     finally:
         stop.set()
-        while not done:
-            part = written.get()
-            done = part is None
-            if part is not None:
-                lib.mc_buf_dispose(ctypes.byref(part[1]))
         helper.join()
+        dispose_waiting()
 
 
 def take_bytes(fill: Fill) -> bytes:
