@@ -391,6 +391,8 @@ def take_values_overlapped(calls: Sequence[Callable[[int, Any], int]]) -> Iterat
                 if not hand_over((failure, buf)):
                     lib.mc_buf_dispose(ctypes.byref(buf))
                     return
+                if failure is not None:
+                    return  # the reader stops there
         except BaseException as e:  # anything else: the reader must not wait for ever
             last = (e, Buf())
         finally:

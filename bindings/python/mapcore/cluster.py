@@ -222,7 +222,7 @@ class _Kept:
         return len(self.need) - 1 - self.need.count(1)
 
     def add(self, ids: list[int], fetch: Any) -> None:
-        """Fetches and keeps the features of the points `ids` (none kept yet), in one call."""
+        """Fetches and keeps the features of the points `ids` (none kept yet), in one fetch."""
         if ids:
             # C-level passes (a first sweep keeps hundreds of thousands at once).
             features = fetch(ids)
