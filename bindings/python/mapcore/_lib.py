@@ -401,7 +401,11 @@ def take_values_overlapped(calls: Sequence[Callable[[int, Any], int]]) -> Iterat
                 dispose_waiting()
 
     helper = threading.Thread(target=write, name="mapcore-fetch", daemon=True)
-    helper.start()
+    try:
+        helper.start()
+    except RuntimeError:  # no thread can be started here: the parts one after another
+        yield from map(take_values, calls)
+        return
     try:
         while (part := written.get()) is not None:
             failure, buf = part

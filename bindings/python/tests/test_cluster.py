@@ -530,6 +530,21 @@ def test_overlapped_values_stop_cleanly_when_the_caller_stops_or_a_call_raises(d
     assert _each_written_once_let_go(disposals) and disposals["written"] == 4
 
 
+@pytest.mark.skipif(mapcore._lib.dicts is None, reason="the overlapped fetch reads MessagePack with the C extension")
+def test_a_fetch_in_parts_works_where_no_thread_can_be_started(monkeypatch, disposals):
+    from mapcore import cluster
+    index = mapcore.Supercluster().load(PLACES)
+    whole = index._fetch(list(range(40)))
+
+    def refused(self):
+        raise RuntimeError("can't start new thread")
+    monkeypatch.setattr(threading.Thread, "start", refused)
+    monkeypatch.setattr(cluster, "_FETCH_PART", 7)
+    disposals.clear()
+    assert index._fetch(list(range(40))) == whole
+    assert _each_written_once_let_go(disposals) and disposals["written"] == 6
+
+
 def _items(rows):
     """A ctypes array of ClusterItem (id, lng, lat, point_count) from tuples."""
     return (mapcore.ClusterItem * len(rows))(*[mapcore.ClusterItem(*row) for row in rows])
