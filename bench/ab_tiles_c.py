@@ -28,7 +28,8 @@ HARNESSES = {
                + [("one z8 tile", r"times (\d+) ms")]),
     "build": ("index_build.c", [("first", r"first ([\d.]+) ms"), ("first cpu", r"cpu ([\d.]+) ms"),
                                 ("first faults", r"cpu [\d.]+ ms, faults (\d+)"),
-                                ("warm median", r"warm median ([\d.]+) ms"), ("warm min", r"min ([\d.]+) ms")]),
+                                ("warm median", r"warm median ([\d.]+) ms"), ("warm min", r"min ([\d.]+) ms"),
+                                ("first z0 tile", r"z0 tile ([\d.]+) ms")]),
 }
 
 

@@ -7,8 +7,16 @@ import Glibc
 
 enum Convert {
     static func features(of data: GeoJSON, options: TilingOptions) -> [ProjectedFeature] {
-        let tolerance = options.tolerance / (Double(1 << options.maxZoom) * options.extent)
-        let converter = Converter(options: options, sqTolerance: tolerance * tolerance)
+        converted(data, options: options, deferMarks: false).features
+    }
+
+    /// The features, and whether any has a line (or ring) with positions. `deferMarks`: lines are
+    /// not marked for simplification; each inner vertex's mark is a placeholder (`DeferredMarks`),
+    /// marked when a tile first needs it.
+    static func converted(
+        _ data: GeoJSON, options: TilingOptions, deferMarks: Bool
+    ) -> (features: [ProjectedFeature], lines: Bool) {
+        let converter = Converter(options: options, sqTolerance: Simplify.sqTolerance(options), deferMarks: deferMarks)
         switch data {
         case .featureCollection(let c):
             // Features convert independently: a large collection is converted in blocks on two
@@ -16,21 +24,25 @@ enum Convert {
             // features. Many features are cut into blocks by count; a few big ones (a country
             // set's coastlines) by positions, which are the work: projecting and Douglas-Peucker.
             let features = c.features
-            func convert(_ range: Range<Int>, into out: inout [ProjectedFeature]) {
+            /// Returns whether a line was made.
+            func convert(_ range: Range<Int>, into out: inout [ProjectedFeature]) -> Bool {
                 // TileInputs refuses collections whose indexes do not fit an Int32. Through a
                 // pointer: the array's subscript copied each geometry (a retain and a release of
                 // each of its arrays, cold).
                 features.withUnsafeBufferPointer { all in
+                    var lines = false
                     for i in range {
-                        converter.convert(all[i].geometry, ref: Int32(truncatingIfNeeded: i), into: &out)
+                        let made = converter.convert(all[i].geometry, ref: Int32(truncatingIfNeeded: i), into: &out)
+                        lines = lines || made
                     }
+                    return lines
                 }
             }
             guard let starts = blocks(features) else {
                 var out: [ProjectedFeature] = []
                 out.reserveCapacity(features.count)
-                convert(0..<features.count, into: &out)
-                return out
+                let lines = convert(0..<features.count, into: &out)
+                return (out, lines)
             }
             let ends = TwoEnds(starts.count - 1)
             // The front thread's array takes room for all, so that joining copies only the back
@@ -39,29 +51,32 @@ enum Convert {
             // half its room in some builds, and grew into a copy and an allocation past glibc's
             // largest mmap threshold for 1M points (fresh pages in every build).
             var front: [ProjectedFeature] = [], back: [[ProjectedFeature]] = []
+            var frontLines = false, backLines = false
             runConcurrently(
                 {
                     while let b = ends.takeBack() {
                         var block: [ProjectedFeature] = []
                         block.reserveCapacity(starts[b + 1] - starts[b])
-                        convert(starts[b]..<starts[b + 1], into: &block)
+                        if convert(starts[b]..<starts[b + 1], into: &block) { backLines = true }
                         back.append(block)
                     }
                 },
                 {
                     front.reserveCapacity(features.count)
-                    while let b = ends.takeFront() { convert(starts[b]..<starts[b + 1], into: &front) }
+                    while let b = ends.takeFront() {
+                        if convert(starts[b]..<starts[b + 1], into: &front) { frontLines = true }
+                    }
                 })
             for block in back.reversed() { front += block }
-            return front
+            return (front, frontLines || backLines)
         case .feature(let f):
             var out: [ProjectedFeature] = []
-            converter.convert(f.geometry, ref: 0, into: &out)
-            return out
+            let lines = converter.convert(f.geometry, ref: 0, into: &out)
+            return (out, lines)
         case .geometry(let g):
             var out: [ProjectedFeature] = []
-            converter.convert(g, ref: 0, into: &out)
-            return out
+            let lines = converter.convert(g, ref: 0, into: &out)
+            return (out, lines)
         }
     }
 
@@ -111,21 +126,33 @@ enum Convert {
     private struct Converter {
         let options: TilingOptions
         let sqTolerance: Double
+        let deferMarks: Bool
         /// geojson-vt projects with V8's Math, geojson-vt-cpp with C's.
         var math: MathLibrary { options.compatibility == .geojsonVT ? .javaScript : .c }
 
         /// `ref`: the input feature's index in the `TileInputs`, which holds its id and tags.
-        func convert(_ geometry: Geometry?, ref: Int32, into out: inout [ProjectedFeature]) {
+        /// Returns whether it made a line (or ring) with positions.
+        func convert(_ geometry: Geometry?, ref: Int32, into out: inout [ProjectedFeature]) -> Bool {
+            var positions = 0
+            convert(geometry, ref: ref, into: &out, positions: &positions)
+            return positions > 0
+        }
+
+        /// `positions`: how many vertices the input's lines before this geometry's have (the
+        /// deferred marks' placeholders count on from there).
+        private func convert(
+            _ geometry: Geometry?, ref: Int32, into out: inout [ProjectedFeature], positions: inout Int
+        ) {
             guard let g = geometry else { return }
             // Members share the collection's id and properties. Nesting is bounded by the parser.
             if g.type == .geometryCollection {
                 guard options.compatibility == .maplibreNative else {
-                    for member in g.geometries { convert(member, ref: ref, into: &out) }
+                    for member in g.geometries { convert(member, ref: ref, into: &out, positions: &positions) }
                     return
                 }
                 // geojson-vt-cpp keeps the collection one feature (see `ProjectedGeometry`).
                 var members: [ProjectedFeature] = []
-                for member in g.geometries { convert(member, ref: ref, into: &members) }
+                for member in g.geometries { convert(member, ref: ref, into: &members, positions: &positions) }
                 if !members.isEmpty {
                     out.append(ProjectedFeature(ref: ref, kind: .collection, geometry: .collection(members), cpp: true))
                 }
@@ -133,11 +160,12 @@ enum Convert {
             }
             // Empty coordinates are treated as a null geometry.
             guard g.positionCount > 0 else { return }
-            g.xy.withUnsafeBufferPointer { xy in convertPositions(g, xy, ref: ref, into: &out) }
+            g.xy.withUnsafeBufferPointer { xy in convertPositions(g, xy, ref: ref, into: &out, positions: &positions) }
         }
 
         private func convertPositions(
-            _ g: Geometry, _ xy: UnsafeBufferPointer<Double>, ref: Int32, into out: inout [ProjectedFeature]
+            _ g: Geometry, _ xy: UnsafeBufferPointer<Double>, ref: Int32, into out: inout [ProjectedFeature],
+            positions: inout Int
         ) {
             // Each feature's box is grown while its lines are projected: the box of its points,
             // lines, or rings (outer rings only for geojson-vt JS, and from geojson-vt-cpp's start
@@ -146,7 +174,8 @@ enum Convert {
             var box = cpp ? ProjectedBox.geojsonVTStart : ProjectedBox()
             func line(_ range: Range<Int>, polygon: Bool, bounds: Bool) -> ProjectedLine {
                 var lineBox = ProjectedBox()
-                let l = convertLine(xy, positions: range, polygon: polygon, box: &lineBox)
+                let l = convertLine(xy, positions: range, polygon: polygon, box: &lineBox, first: positions)
+                positions += range.count
                 if bounds { box.extend(lineBox) }
                 return l
             }
@@ -216,9 +245,11 @@ enum Convert {
         }
 
         /// Projects positions `range` of `xy` into a line, with its length (or, for a ring, its
-        /// area) and its simplification marks (the ends are always kept), growing `box` by them.
+        /// area) and its simplification marks (the ends are always kept; with `deferMarks` the
+        /// others are placeholders numbered from `first`), growing `box` by them.
         func convertLine(
-            _ xy: UnsafeBufferPointer<Double>, positions range: Range<Int>, polygon: Bool, box: inout ProjectedBox
+            _ xy: UnsafeBufferPointer<Double>, positions range: Range<Int>, polygon: Bool, box: inout ProjectedBox,
+            first: Int
         )
             -> ProjectedLine
         {
@@ -238,6 +269,15 @@ enum Convert {
                     k += 3
                 }
                 count = k
+                if deferMarks {
+                    var mark = DeferredMarks.placeholder(first)
+                    k = 2
+                    while k < count {
+                        out[k] = mark
+                        mark -= 1  // exact: placeholders stay below 2^53
+                        k += 3
+                    }
+                }
                 k = 1
                 while k < count {
                     out[k] = Projection.ratio(sine: out[k])
@@ -270,7 +310,9 @@ enum Convert {
             box.extend(c)
             let last = c.count - 3
             c[2] = 1
-            Simplify.mark(&c, first: 0, last: last, sqTolerance: sqTolerance, tieBreak: options.compatibility)
+            if !deferMarks {
+                Simplify.mark(&c, first: 0, last: last, sqTolerance: sqTolerance, tieBreak: options.compatibility)
+            }
             c[last + 2] = 1
             let total = abs(size)
             return ProjectedLine(coords: c, size: total, start: 0, end: total)

@@ -81,23 +81,31 @@ final class IndexedTile {
         let made = Written(
             Self.flatten(
                 pending ?? [], positions: numPoints, z: z, x: x, y: y, extent: extent, options: options,
-                scratch: &scratch))
+                marks: inputs.marks, scratch: &scratch))
         features = made
         pending = nil
         return WrittenTile(written: made, inputs: inputs)
     }
 
-    /// `positions`: how many the features have (the tile's numPoints).
+    /// `positions`: how many the features have (the tile's numPoints); `marks`: where their lines'
+    /// marks are made, if they are deferred.
     private static func flatten(
         _ features: [ProjectedFeature], positions: Int, z: Int, x: Int, y: Int, extent: Double,
-        options: TilingOptions, scratch: inout TileScratch
+        options: TilingOptions, marks: DeferredMarks?, scratch: inout TileScratch
     ) -> FlatFeatures {
         var flat = FlatFeatures(features: features.count, positions: positions, room: scratch.take(for: 2 * positions))
-        let tolerance = z == options.maxZoom ? 0 : options.tolerance / (Double(1 << z) * options.extent)
-        let rule = TileRules(options.compatibility, tolerance: tolerance, z: z, x: x, y: y, extent: extent)
+        let rule = TileRules(
+            options.compatibility, tolerance: TileRules.tolerance(z: z, options: options), z: z, x: x, y: y,
+            extent: extent)
         // Through a pointer: iterating the array copied each feature (a retain and a release).
         features.withUnsafeBufferPointer { all in
-            for i in all.indices { flat.add(all[i], rule: rule, lineMetrics: options.lineMetrics) }
+            guard let marks, !rule.keepsEveryVertex else {
+                for i in all.indices { flat.add(all[i], rule: rule, lineMetrics: options.lineMetrics, marks: .empty) }
+                return
+            }
+            marks.withMarks(of: all) { made in
+                for i in all.indices { flat.add(all[i], rule: rule, lineMetrics: options.lineMetrics, marks: made) }
+            }
         }
         flat.transform(extent: extent, z: z, x: x, y: y, cppRounding: rule.cpp)
         scratch.give(flat.compact())
@@ -156,9 +164,18 @@ struct TileRules {
     /// The tile, for `writes(pointAt:)`.
     private let z2: Double, tx: Double, ty: Double, extent: Double
 
+    /// The zoom, for the deferred marks (`DeferredMarks.kept`).
+    let zoom: UInt8
+
+    /// A tile's tolerance in the unit square: 0 at the index's maxZoom (no tile is made deeper).
+    static func tolerance(z: Int, options: TilingOptions) -> Double {
+        z == options.maxZoom ? 0 : options.tolerance / (Double(1 << z) * options.extent)
+    }
+
     init(_ compatibility: TilingOptions.Compatibility, tolerance: Double, z: Int, x: Int, y: Int, extent: Double) {
         self.tolerance = tolerance
         sqTolerance = tolerance * tolerance
+        zoom = UInt8(clamping: z)
         cpp = compatibility == .maplibreNative
         rewinds = compatibility == .geojsonVT
         z2 = Double(1 << z)
@@ -303,7 +320,8 @@ private struct FlatFeatures: Sendable {
         }
     }
 
-    mutating func add(_ feature: borrowing ProjectedFeature, rule: TileRules, lineMetrics: Bool) {
+    /// `marks`: the made marks of the inputs' lines, which their lines' placeholders name.
+    mutating func add(_ feature: borrowing ProjectedFeature, rule: TileRules, lineMetrics: Bool, marks: MarkTable) {
         let rewinds = rule.rewinds
         let firstRun = runEnds.count
         var outerRings: [Bool] = []  // per kept polygon ring, when rings are not rewound
@@ -324,7 +342,7 @@ private struct FlatFeatures: Sendable {
             if coords.count > start { runEnds.append(coords.count) }
         case .line(let l):
             let start = coords.count
-            addLine(l, rule: rule, polygon: false, outer: false)
+            addLine(l, rule: rule, polygon: false, outer: false, marks: marks.of(feature.ref))
             // geojson-vt-cpp writes no LineString that keeps none of its vertices, where JS writes
             // it empty (as both write a MultiLineString's or polygon's empty parts). Only a
             // tolerance square past 1, the ends' importance, keeps a long enough line so: an extent
@@ -334,21 +352,21 @@ private struct FlatFeatures: Sendable {
             let polygon = feature.kind == .polygon
             for (i, l) in lines.enumerated() {
                 let kept = runEnds.count
-                addLine(l, rule: rule, polygon: polygon, outer: i == 0)
+                addLine(l, rule: rule, polygon: polygon, outer: i == 0, marks: marks.of(feature.ref))
                 if polygon && !rewinds && runEnds.count > kept { outerRings.append(i == 0) }
             }
         case .polygons(let polygons):
             for polygon in polygons {
                 for (i, ring) in polygon.enumerated() {
                     let kept = runEnds.count
-                    addLine(ring, rule: rule, polygon: true, outer: i == 0)
+                    addLine(ring, rule: rule, polygon: true, outer: i == 0, marks: marks.of(feature.ref))
                     if !rewinds && runEnds.count > kept { outerRings.append(i == 0) }
                 }
             }
         case .collection(let members):
             // geojson-vt-cpp writes each member as a feature of its own, with the collection's
             // id and tags (far points where geojson-vt-cpp's int16 holds them: see `TileRules`).
-            for m in members { add(m, rule: rule, lineMetrics: lineMetrics) }
+            for m in members { add(m, rule: rule, lineMetrics: lineMetrics, marks: marks) }
             return
         }
         guard runEnds.count > firstRun else { return }
@@ -361,8 +379,11 @@ private struct FlatFeatures: Sendable {
         featureEnds.append(runEnds.count)
     }
 
-    /// Keeps the vertices `rule` keeps; drops a line or ring it finds too small.
-    private mutating func addLine(_ line: ProjectedLine, rule: TileRules, polygon: Bool, outer: Bool) {
+    /// Keeps the vertices `rule` keeps; drops a line or ring it finds too small. `marks`: what
+    /// the line's placeholders name (`DeferredMarks.kept`).
+    private mutating func addLine(
+        _ line: ProjectedLine, rule: TileRules, polygon: Bool, outer: Bool, marks made: UnsafeBufferPointer<UInt8>
+    ) {
         guard rule.keeps(line, polygon: polygon) else { return }
         let start = coords.count
         // Room for every pair, then each pair written and kept or not without a branch (which
@@ -370,13 +391,13 @@ private struct FlatFeatures: Sendable {
         let pairs = line.coords.count / 3
         coords.append(contentsOf: repeatElement(0, count: 2 * pairs))
         var end = start
-        let keepAll = rule.keepsEveryVertex, sqTolerance = rule.sqTolerance
+        let keepAll = rule.keepsEveryVertex, sqTolerance = rule.sqTolerance, zoom = rule.zoom
         line.coords.withUnsafeBufferPointer { c in
             coords.withUnsafeMutableBufferPointer { out in
                 for p in 0..<pairs {
                     out[end] = c[3 * p]
                     out[end + 1] = c[3 * p + 1]
-                    end += keepAll || c[3 * p + 2] > sqTolerance ? 2 : 0
+                    end += keepAll || DeferredMarks.kept(c[3 * p + 2], made, sqTolerance, zoom) ? 2 : 0
                 }
             }
         }

@@ -20,12 +20,19 @@ public final class TileIndex: @unchecked Sendable {
         try self.init(data, options: options, parallel: true)
     }
 
-    /// `parallel: false` makes every tile on this thread (tests compare the two ways).
-    init(_ data: GeoJSON, options: TilingOptions, parallel: Bool) throws(MapCoreError) {
+    /// `parallel: false` makes every tile on this thread, `deferMarks: false` marks every line
+    /// for simplification while building, as geojson-vt does (tests compare the two ways).
+    init(_ data: GeoJSON, options: TilingOptions, parallel: Bool, deferMarks: Bool = true) throws(MapCoreError) {
         try options.validate()
         self.options = options
-        inputs = try TileInputs(data, options: options)
-        let (features, large) = Self.converted(data, options: options, parallel: parallel)
+        var withMarks = try TileInputs(data, options: options)
+        let (converted, features, large) = Self.converted(
+            data, options: options, parallel: parallel, deferMarks: deferMarks)
+        // Only lines have marks: an index of points needs none (nor a hold on their converted
+        // features, which wrapping may have copied: 64 MB for 1M points).
+        if let converted { withMarks.marks = DeferredMarks(converted, options: options) }
+        let inputs = withMarks
+        self.inputs = inputs
         guard !features.isEmpty else { return }
         guard parallel && large else {
             register(
@@ -42,7 +49,6 @@ public final class TileIndex: @unchecked Sendable {
             [(features, 0, 0, 0)], target: nil, depth: 0, existing: [:], inputs: inputs, options: options)
         register(root.made)
         guard let top = root.deeper.first, let tile = root.made.first?.tile else { return }
-        let inputs = self.inputs
         let stack = WorkStack<Work>()
         func cut(right: Bool) -> [Made] {
             stack.hold()
@@ -72,17 +78,19 @@ public final class TileIndex: @unchecked Sendable {
             })
     }
 
-    /// The data converted and wrapped (geojson-vt's `convert` and `wrap`), and whether it is large
-    /// enough to be cut on two threads (`Convert.worthTwoThreads`); with `parallel`, it is
-    /// wrapped on two threads when it is.
+    /// The data converted (geojson-vt's `convert`; with `deferMarks` its lines' marks deferred,
+    /// and the converted features given when it has lines, for `DeferredMarks`), then wrapped (its
+    /// `wrap`), and whether it is large enough to be cut on two threads
+    /// (`Convert.worthTwoThreads`); with `parallel`, it is wrapped on two threads when it is.
     private static func converted(
-        _ data: GeoJSON, options: TilingOptions, parallel: Bool
+        _ data: GeoJSON, options: TilingOptions, parallel: Bool, deferMarks: Bool
     )
-        -> (features: [ProjectedFeature], large: Bool)
+        -> (converted: [ProjectedFeature]?, wrapped: [ProjectedFeature], large: Bool)
     {
-        let features = Convert.features(of: data, options: options)
+        let (features, lines) = Convert.converted(data, options: options, deferMarks: deferMarks)
         let large = Convert.worthTwoThreads(features)
-        return (Wrap.wrap(features, options: options, parallel: parallel && large), large)
+        let wrapped = Wrap.wrap(features, options: options, parallel: parallel && large)
+        return (deferMarks && lines ? features : nil, wrapped, large)
     }
 
     /// Whether `split`'s loop makes tile a before tile b: depth first, a tile before its
@@ -285,7 +293,9 @@ public final class TileIndex: @unchecked Sendable {
         let deepest = min(maxZoom, options.maxZoom)
         typealias Work = (features: [ProjectedFeature], z: Int, x: Int, y: Int)
         // No other binding holds the converted features: once cut into the frontier, they go.
-        var frontier: [Work] = [(converted(data, options: options, parallel: true).features, 0, 0, 0)]
+        var frontier: [Work] = [
+            (converted(data, options: options, parallel: true, deferMarks: false).wrapped, 0, 0, 0)
+        ]
         guard !frontier[0].features.isEmpty, deepest >= 0 else { return }
         /// Makes the tile, visits it, and returns its children's work (none at the deepest zoom or
         /// for a tile without features, whose children geojson-vt never makes).
@@ -423,6 +433,9 @@ public final class TileIndex: @unchecked Sendable {
             lostTiles -= 1
         }
     }
+
+    /// Where the lines' marks are made as tiles need them (nil when they were made at once).
+    var deferredMarks: DeferredMarks? { inputs.marks }
 
     /// How many tiles wait to be cut again when asked for (tests check that they were).
     var tilesToRecut: Int { lock.withLock { lostTiles } }

@@ -10,6 +10,9 @@ struct TileInputs: Sendable {
     private let generateId: Bool
     /// Their ids and tags as vector tiles write them, interned as tiles are encoded.
     let interned = TileTags()
+    /// Their lines' simplification marks where the index defers them (`TileIndex`; set before
+    /// any tile is made), made as tiles are written.
+    var marks: DeferredMarks?
 
     /// Inputs it can number (refs are Int32, as the tile store keeps millions of them).
     static let capacity = Int(Int32.max)
