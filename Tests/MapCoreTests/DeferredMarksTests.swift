@@ -68,22 +68,25 @@ struct DeferredMarksFacts {
 
     /// Every tile to z6 that marks made at once give, asked for in a shuffled order (so a feature's
     /// marks are made from deep tiles as often as from the top), in both compatibilities, with
-    /// tolerances high enough that marks decide what a tile keeps and buffers small enough that
-    /// clips leave slices of a few inner vertices: the same tiles. Then every input with lines is
-    /// marked and the converted features are let go.
+    /// tolerances high enough that marks decide what a tile keeps, buffers small enough that clips
+    /// leave slices of a few inner vertices, and tiles split at load past maxZoom: the same tiles.
+    /// Then every input with lines is marked and the converted features are let go.
     @Test func deferredMarksWriteTheTilesOfMarksMadeAtOnce() throws {
         var rng = SeededGenerator(seed: 53)
         var compared = 0
         for seed in [UInt64(1), 2] {
             let data = try data(seed: seed)
             for compatibility in [TilingOptions.Compatibility.geojsonVT, .maplibreNative] {
-                for (tolerance, buffer, lineMetrics) in [
-                    (3.0, 64.0, false), (40, 0, false), (10, 0, true), (300, 0, false),
+                // The last splits at load past maxZoom (indexMaxZoom deeper): those tiles' tolerances
+                // are below the one Douglas-Peucker marks with.
+                for (tolerance, buffer, lineMetrics, maxZoom, indexMaxZoom) in [
+                    (3.0, 64.0, false, 6, 2), (40, 0, false, 6, 2), (10, 0, true, 6, 2), (300, 0, false, 6, 2),
+                    (40, 8, false, 3, 6),
                 ] {
                     var options = TilingOptions()
                     options.compatibility = compatibility
-                    options.maxZoom = 6
-                    options.indexMaxZoom = 2
+                    options.maxZoom = maxZoom
+                    options.indexMaxZoom = indexMaxZoom
                     options.indexMaxPoints = 200
                     options.tolerance = tolerance
                     options.buffer = buffer
@@ -96,11 +99,12 @@ struct DeferredMarksFacts {
                         guard let tile = atOnce.tile(z: t.z, x: t.x, y: t.y), !tile.isEmpty else { continue }
                         tiles.append(t)
                         expected.append(tile)
-                        guard t.z < options.maxZoom else { continue }
+                        guard t.z < max(options.maxZoom, options.indexMaxZoom) else { continue }
                         let (z, x, y) = (t.z + 1, 2 * t.x, 2 * t.y)
                         stack += [(z, x, y), (z, x, y + 1), (z, x + 1, y), (z, x + 1, y + 1)]
                     }
                     #expect(tiles.count > 100)
+                    #expect(indexMaxZoom < maxZoom || tiles.contains { $0.z > maxZoom })
                     let deferred = try TileIndex(data, options: options, parallel: true)
                     let marks = try #require(deferred.deferredMarks)
                     #expect(marks.unmarked.inputs == 23)  // all but the MultiPoints

@@ -3,8 +3,9 @@
 // splitting and clipping carry marks along unread), and marking was about half of a warm index
 // build (Natural Earth 1:10m: 9 of 18 ms). So an index's lines are projected with a placeholder
 // in each inner vertex's mark that names the vertex, and an input feature's marks are made the
-// first time a tile holding one of its lines is written below maxZoom (at maxZoom geojson-vt JS
-// keeps every vertex and reads no mark).
+// first time a tile that reads marks holds one of its lines (geojson-vt JS reads none at maxZoom,
+// where it keeps every vertex, nor anywhere with tolerance 0; geojson-vt-cpp reads them at every
+// zoom).
 
 /// The Douglas-Peucker marks of an index's lines, made per input feature on demand, the same as
 /// `Convert` makes them at once (`TileIndex.walk`, which writes every tile, still does): from the
@@ -50,8 +51,11 @@ final class DeferredMarks: @unchecked Sendable {
 
     /// A made mark: the first zoom whose tiles keep a vertex of Douglas-Peucker importance
     /// `importance`, or 255 for none. A tile of zoom z keeps it where the importance is above z's
-    /// squared tolerance (`sqTolerances`, by zoom to maxZoom, where no tile is made deeper),
-    /// which never grows with z: so from that zoom on, and a byte holds what a tile asks.
+    /// squared tolerance (`sqTolerances`, by zoom to maxZoom), which never grows with z up to
+    /// maxZoom (where it is 0): so from that zoom on, and a byte holds what a tile asks. Tiles
+    /// deeper than maxZoom (split at load when indexMaxZoom is deeper) have tolerances below the
+    /// one Douglas-Peucker marked with (maxZoom's, `Simplify.sqTolerance`), so they keep every
+    /// marked vertex (made ≤ maxZoom < z) and no other (255), as the importance would decide.
     static func firstZoom(_ importance: Double, _ sqTolerances: UnsafeBufferPointer<Double>) -> UInt8 {
         guard let last = sqTolerances.last, importance > last else { return 255 }
         var low = 0, high = sqTolerances.count - 1  // keeps at high, not below low
@@ -96,9 +100,10 @@ private struct Marks {
     /// Per zoom to maxZoom, its tiles' squared tolerance (`firstZoom`).
     private let sqTolerances: [Double]
     /// Per input, where its features start in `features`, and one past the last; made on first use.
-    private var firsts: [Int32] = []
+    private var firsts: [Int] = []
     /// The made marks (`DeferredMarks.firstZoom`: a byte a vertex), an input's after another's; per
-    /// input, where its start in `arena` (-1 until made or when it has no lines) and how many.
+    /// input, where they start in `arena` (-2 while they are to be made, -1 for an input without
+    /// lines) and how many.
     private var arena: [UInt8] = []
     private var starts: [Int] = [], counts: [Int] = []
     /// Inputs with lines whose marks are not made yet: at 0, the features are let go.
@@ -160,7 +165,7 @@ private struct Marks {
             let fill = { (inputs: ArraySlice<Int>) in
                 for r in inputs {
                     var at = base + starts[r]
-                    for i in Int(firsts[r])..<Int(firsts[r + 1]) { marking.mark(features[i].geometry, &at) }
+                    for i in firsts[r]..<firsts[r + 1] { marking.mark(features[i].geometry, &at) }
                 }
             }
             guard total >= Convert.parallelPositionsFrom, wanted.count > 1 else { return fill(wanted[...]) }
@@ -185,7 +190,7 @@ private struct Marks {
     private mutating func index() {
         indexed = true
         let inputs = features.last.map { Int($0.ref) + 1 } ?? 0
-        firsts = [Int32](repeating: 0, count: inputs + 1)
+        firsts = Array(repeating: 0, count: inputs + 1)
         starts = Array(repeating: -1, count: inputs)
         counts = Array(repeating: 0, count: inputs)
         var next = 0
@@ -193,7 +198,7 @@ private struct Marks {
             let r = Int(f.ref)
             guard r >= 0, r < inputs else { continue }
             while next <= r {
-                firsts[next] = Int32(truncatingIfNeeded: i)
+                firsts[next] = i
                 next += 1
             }
             if starts[r] == -1 && Self.hasLines(f.geometry) {
@@ -202,7 +207,7 @@ private struct Marks {
             }
         }
         while next <= inputs {
-            firsts[next] = Int32(truncatingIfNeeded: features.count)
+            firsts[next] = features.count
             next += 1
         }
     }
@@ -226,7 +231,7 @@ private struct Marks {
             case .collection(let members): return members.reduce(0) { $0 + count($1.geometry) }
             }
         }
-        return (Int(firsts[r])..<Int(firsts[r + 1])).reduce(0) { $0 + count(features[$1].geometry) }
+        return (firsts[r]..<firsts[r + 1]).reduce(0) { $0 + count(features[$1].geometry) }
     }
 
 }

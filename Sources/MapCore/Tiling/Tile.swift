@@ -167,7 +167,7 @@ struct TileRules {
     /// The zoom, for the deferred marks (`DeferredMarks.kept`).
     let zoom: UInt8
 
-    /// A tile's tolerance in the unit square: 0 at the index's maxZoom (no tile is made deeper).
+    /// A tile's tolerance in the unit square: 0 at the index's maxZoom.
     static func tolerance(z: Int, options: TilingOptions) -> Double {
         z == options.maxZoom ? 0 : options.tolerance / (Double(1 << z) * options.extent)
     }

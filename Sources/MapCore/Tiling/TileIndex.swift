@@ -90,7 +90,9 @@ public final class TileIndex: @unchecked Sendable {
         let (features, lines) = Convert.converted(data, options: options, deferMarks: deferMarks)
         let large = Convert.worthTwoThreads(features)
         let wrapped = Wrap.wrap(features, options: options, parallel: parallel && large)
-        return (deferMarks && lines ? features : nil, wrapped, large)
+        // geojson-vt JS reads no mark where the tolerance is 0 (it keeps every vertex).
+        let read = options.compatibility == .maplibreNative || options.tolerance > 0
+        return (deferMarks && lines && read ? features : nil, wrapped, large)
     }
 
     /// Whether `split`'s loop makes tile a before tile b: depth first, a tile before its
