@@ -29,7 +29,9 @@ HARNESSES = {
     "build": ("index_build.c", [("first", r"first ([\d.]+) ms"), ("first cpu", r"cpu ([\d.]+) ms"),
                                 ("first faults", r"cpu [\d.]+ ms, faults (\d+)"),
                                 ("warm median", r"warm median ([\d.]+) ms"), ("warm min", r"min ([\d.]+) ms"),
-                                ("first z0 tile", r"z0 tile ([\d.]+) ms")]),
+                                ("first z0 tile", r"z0 tile ([\d.]+) ms"),
+                                ("first z4 tile", r"z4 tile ([\d.]+) ms"),
+                                ("first z6 tile", r"z6 tile ([\d.]+) ms")]),
 }
 
 

@@ -7,8 +7,9 @@ import Testing
 /// marks made while building write (geojson-vt's way, `TileIndex(deferMarks: false)`).
 struct DeferredMarksFacts {
     /// Seeded random data of every geometry type that holds lines: wiggly lines and rings (with a
-    /// hole), multi-geometries, a collection, a line across the antimeridian, and points between.
-    private func data(seed: UInt64) throws -> GeoJSON {
+    /// hole), multi-geometries, a collection, a line across the antimeridian, and points between
+    /// (`PackedFeaturesFacts` cuts it too).
+    static func data(seed: UInt64) throws -> GeoJSON {
         var rng = SeededGenerator(seed: seed)
         func unit() -> Double { Double(rng.next() % 1_000_000) / 1_000_000 }
         func walk(_ n: Int, from x: Double, _ y: Double, step: Double) -> [[Double]] {
@@ -75,7 +76,7 @@ struct DeferredMarksFacts {
         var rng = SeededGenerator(seed: 53)
         var compared = 0
         for seed in [UInt64(1), 2] {
-            let data = try data(seed: seed)
+            let data = try Self.data(seed: seed)
             for compatibility in [TilingOptions.Compatibility.geojsonVT, .maplibreNative] {
                 // The last splits at load past maxZoom (indexMaxZoom deeper): those tiles' tolerances
                 // are below the one Douglas-Peucker marks with.

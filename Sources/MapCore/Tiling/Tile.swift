@@ -18,8 +18,9 @@ public struct TileFeature: Sendable, Equatable {
 /// features are simplified and written out only when the tile is first asked for, since an index
 /// is built down to indexMaxZoom and a caller asks for few of those tiles. Until then it keeps
 /// the clipped features it was made from, which share their rings with the tiles above and
-/// below (unless the build splits it: `letFeaturesGo`). Once written, they are in tile
-/// coordinates (geojson-vt transforms in place, once).
+/// below (unless the build splits it: `letFeaturesGo`; where the build stops splitting, it keeps
+/// them packed: `pack`). Once written, they are in tile coordinates (geojson-vt transforms in
+/// place, once).
 final class IndexedTile {
     let z: Int, x: Int, y: Int
     let numFeatures: Int
@@ -28,10 +29,19 @@ final class IndexedTile {
     let minX: Double, minY: Double, maxX: Double, maxY: Double
     /// The clipped features this tile was made from, kept while no child has been cut from
     /// them, so a deeper tile can be cut on demand.
-    var source: [ProjectedFeature]?
+    var source: [ProjectedFeature]? {
+        get {
+            unpack()
+            return kept
+        }
+        set { kept = newValue }
+    }
+    private var kept: [ProjectedFeature]?
     private let inputs: TileInputs
     private let options: TilingOptions
     private var pending: [ProjectedFeature]?
+    /// Both `kept` and `pending`, packed (`pack`).
+    private var packed: PackedFeatures?
     private var features: Written?
 
     init(_ features: [ProjectedFeature], inputs: TileInputs, z: Int, x: Int, y: Int, options: TilingOptions) {
@@ -58,10 +68,36 @@ final class IndexedTile {
 
     /// Whether it let go of the clipped features it was made from before it was written: the
     /// index cuts them again (`restore`) before writing it.
-    var lostFeatures: Bool { features == nil && pending == nil }
+    var lostFeatures: Bool { features == nil && pending == nil && packed == nil }
 
     /// The clipped features it was made from, while it holds them (until written).
-    var pendingFeatures: [ProjectedFeature]? { pending }
+    var pendingFeatures: [ProjectedFeature]? {
+        unpack()
+        return pending
+    }
+
+    /// Packs the clipped features it was made from, which it holds to be written and to cut
+    /// deeper tiles from (`PackedFeatures`): called by the build on a tile it stops splitting.
+    func pack(_ locator: LineLocator) {
+        guard features == nil, packed == nil, let all = pending,
+            let p = PackedFeatures(all, locator: locator)
+        else { return }
+        packed = p
+        pending = nil
+        kept = nil
+    }
+
+    /// Its features packed, while they are (tests).
+    var packedFeatures: PackedFeatures? { packed }
+
+    /// Its features back from their packed form, where they are packed.
+    private func unpack() {
+        guard let p = packed else { return }
+        packed = nil
+        let all = p.unpacked()
+        pending = all
+        kept = all
+    }
 
     /// Lets go of the clipped features it was made from (if it is not written yet): called when
     /// it is split, as its children then hold what deeper tiles are cut from. Kept, the copies
@@ -78,6 +114,7 @@ final class IndexedTile {
     /// tile is made (see `TileScratch`), one per thread.
     func written(extent: Double, scratch: inout TileScratch) -> WrittenTile {
         if let features { return WrittenTile(written: features, inputs: inputs) }
+        unpack()
         let made = Written(
             Self.flatten(
                 pending ?? [], positions: numPoints, z: z, x: x, y: y, extent: extent, options: options,

@@ -21,23 +21,32 @@ public final class TileIndex: @unchecked Sendable {
     }
 
     /// `parallel: false` makes every tile on this thread, `deferMarks: false` marks every line
-    /// for simplification while building, as geojson-vt does (tests compare the two ways).
-    init(_ data: GeoJSON, options: TilingOptions, parallel: Bool, deferMarks: Bool = true) throws(MapCoreError) {
+    /// for simplification while building, as geojson-vt does, and `packLeaves: false` keeps the
+    /// clipped features of the tiles the build stops splitting as they are (tests compare the ways).
+    init(
+        _ data: GeoJSON, options: TilingOptions, parallel: Bool, deferMarks: Bool = true, packLeaves: Bool = true
+    ) throws(MapCoreError) {
         try options.validate()
         self.options = options
         var withMarks = try TileInputs(data, options: options)
         let (converted, features, large) = Self.converted(
             data, options: options, parallel: parallel, deferMarks: deferMarks)
         // Only lines have marks: an index of points needs none (nor a hold on their converted
-        // features, which wrapping may have copied: 64 MB for 1M points).
-        if let converted { withMarks.marks = DeferredMarks(converted, options: options) }
+        // features, which wrapping may have copied: 64 MB for 1M points). geojson-vt JS reads no
+        // mark where the tolerance is 0 (it keeps every vertex).
+        if let converted, options.compatibility == .maplibreNative || options.tolerance > 0 {
+            withMarks.marks = DeferredMarks(converted, options: options)
+        }
+        // Placeholders name each vertex's place: the leaves' lines can be packed as stretches.
+        let locator = packLeaves ? converted.map(LineLocator.init) : nil
         let inputs = withMarks
         self.inputs = inputs
         guard !features.isEmpty else { return }
         guard parallel && large else {
             register(
                 Self.split(
-                    [(features, 0, 0, 0)], target: nil, depth: nil, existing: [:], inputs: inputs, options: options
+                    [(features, 0, 0, 0)], target: nil, depth: nil, existing: [:], inputs: inputs, options: options,
+                    locator: locator
                 ).made)
             return
         }
@@ -46,7 +55,8 @@ public final class TileIndex: @unchecked Sendable {
         // each, the west of Natural Earth's countries took 1.7 times the east's time). The tiles
         // are listed in the order one loop makes them, geojson-vt's, which their coordinates give.
         let root = Self.split(
-            [(features, 0, 0, 0)], target: nil, depth: 0, existing: [:], inputs: inputs, options: options)
+            [(features, 0, 0, 0)], target: nil, depth: 0, existing: [:], inputs: inputs, options: options,
+            locator: locator)
         register(root.made)
         guard let top = root.deeper.first, let tile = root.made.first?.tile else { return }
         let stack = WorkStack<Work>()
@@ -58,7 +68,8 @@ public final class TileIndex: @unchecked Sendable {
             var made: [Made] = []
             while let w = stack.take() {
                 let step = Self.split(
-                    [w], target: nil, depth: w.z, existing: [:], inputs: inputs, options: options)
+                    [w], target: nil, depth: w.z, existing: [:], inputs: inputs, options: options,
+                    locator: locator)
                 made += step.made
                 guard let deeper = step.deeper.first, let parent = step.made.first?.tile else {
                     stack.done(pushing: [])
@@ -79,9 +90,9 @@ public final class TileIndex: @unchecked Sendable {
     }
 
     /// The data converted (geojson-vt's `convert`; with `deferMarks` its lines' marks deferred,
-    /// and the converted features given when it has lines, for `DeferredMarks`), then wrapped (its
-    /// `wrap`), and whether it is large enough to be cut on two threads
-    /// (`Convert.worthTwoThreads`); with `parallel`, it is wrapped on two threads when it is.
+    /// and the converted features given when it has lines, for `DeferredMarks` and
+    /// `LineLocator`), then wrapped (its `wrap`), and whether it is large enough to be cut on two
+    /// threads (`Convert.worthTwoThreads`); with `parallel`, it is wrapped on two threads when it is.
     private static func converted(
         _ data: GeoJSON, options: TilingOptions, parallel: Bool, deferMarks: Bool
     )
@@ -90,9 +101,7 @@ public final class TileIndex: @unchecked Sendable {
         let (features, lines) = Convert.converted(data, options: options, deferMarks: deferMarks)
         let large = Convert.worthTwoThreads(features)
         let wrapped = Wrap.wrap(features, options: options, parallel: parallel && large)
-        // geojson-vt JS reads no mark where the tolerance is 0 (it keeps every vertex).
-        let read = options.compatibility == .maplibreNative || options.tolerance > 0
-        return (deferMarks && lines && read ? features : nil, wrapped, large)
+        return (deferMarks && lines ? features : nil, wrapped, large)
     }
 
     /// Whether `split`'s loop makes tile a before tile b: depth first, a tile before its
@@ -128,9 +137,10 @@ public final class TileIndex: @unchecked Sendable {
     /// indexMaxZoom or a simple tile, or, with a target, along its ancestry; tiles in `existing`
     /// are reused. Returns the tiles it made, in the order made, and, with a `depth`, the work of
     /// the tiles at that zoom that are to be split, left for the caller to split.
+    /// With a `locator`, the tiles it stops splitting at load keep their features packed.
     private static func split(
         _ work: [Work], target: (z: Int, x: Int, y: Int)?, depth: Int?, existing: [Int: IndexedTile],
-        inputs: TileInputs, options: TilingOptions
+        inputs: TileInputs, options: TilingOptions, locator: LineLocator? = nil
     ) -> (made: [Made], deeper: [Work]) {
         var stack = work
         var made: [Made] = [], deeper: [Work] = []
@@ -150,6 +160,8 @@ public final class TileIndex: @unchecked Sendable {
                 let steps = target.z - z
                 if x != target.x >> steps || y != target.y >> steps { continue }
             } else if z == options.indexMaxZoom || tile.numPoints <= options.indexMaxPoints {
+                // The root's features are the converted ones (less what wrapping copied).
+                if let locator, z > 0 { tile.pack(locator) }
                 continue
             }
             tile.source = nil
@@ -438,6 +450,17 @@ public final class TileIndex: @unchecked Sendable {
 
     /// Where the lines' marks are made as tiles need them (nil when they were made at once).
     var deferredMarks: DeferredMarks? { inputs.marks }
+
+    /// The tiles holding their features packed, the triples they keep of their own, and the
+    /// positions their features have (tests).
+    var packed: (tiles: Int, own: Int, positions: Int) {
+        lock.withLock {
+            tiles.values.reduce((0, 0, 0)) { sum, tile in
+                guard let p = tile.packedFeatures else { return sum }
+                return (sum.0 + 1, sum.1 + p.counts.own, sum.2 + tile.numPoints)
+            }
+        }
+    }
 
     /// How many tiles wait to be cut again when asked for (tests check that they were).
     var tilesToRecut: Int { lock.withLock { lostTiles } }
