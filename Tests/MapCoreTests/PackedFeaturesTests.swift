@@ -101,6 +101,72 @@ struct PackedFeaturesFacts {
         #expect(PackedFeatures(cut, locator: LineLocator(moved)) == nil)
     }
 
+    /// Past 2^53 a world's shift leaves x as it is, so a copy moved a world east whose stretch
+    /// starts at such an x looks unmoved there: its stretch is then checked at every triple, and
+    /// its vertices of ordinary x come back moved. (The parser takes any finite longitude; an
+    /// invalid polygon boxed by its outer ring alone carries such a hole into tiles whole.)
+    @Test func aShiftPast2To53IsCheckedAtEveryTriple() throws {
+        var hole = [[-179.5, 10.0], [4e20, 10.2]]
+        for k in 0..<150 { hole.append([-179.6 + 0.001 * Double(k), 10.3 + 0.01 * Double(k % 7)]) }
+        hole += [[4e20, 11.0], [-179.5, 10.0]]
+        let outer = [[-179.9, 9.0], [-179.0, 9.0], [-179.0, 12.0], [-179.9, 12.0], [-179.9, 9.0]]
+        let text = "{\"type\":\"Polygon\",\"coordinates\":[\(outer),\(hole)]}"
+        let options = TilingOptions()
+        let (converted, _) = Convert.converted(try GeoJSONParser.parse(text), options: options, deferMarks: true)
+        let f = try #require(converted.first)
+        guard case .lines(let rings) = f.geometry else { throw MapCoreError(.invalidArgument, "not a polygon") }
+        #expect(rings[1].coords[3] + 1 == rings[1].coords[3] && rings[1].coords[5] < 0)
+        // A copy moved a world east, as `Wrap` moves one (x + 1 at every triple).
+        let moved = rings.map { ring -> ProjectedLine in
+            var c = ring.coords
+            for k in stride(from: 0, to: c.count, by: 3) { c[k] += 1 }
+            return ProjectedLine(coords: c, size: ring.size, start: ring.start, end: ring.end)
+        }
+        let copy = ProjectedFeature(ref: f.ref, kind: f.kind, geometry: .lines(moved), box: f.box)
+        let packed = try #require(PackedFeatures([copy], locator: LineLocator(converted)))
+        #expect(bits(packed.unpacked()) == bits([copy]))
+    }
+
+    /// An index large enough to be cut on two threads packs its leaves on both: the same tiles.
+    @Test func leavesPackedOnTwoThreads() throws {
+        var rng = SeededGenerator(seed: 67)
+        func unit() -> Double { Double(rng.next() % 1_000_000) / 1_000_000 }
+        var features: [String] = []
+        for _ in 0..<40 {
+            var (x, y) = (unit() * 340 - 170, unit() * 120 - 60)
+            var line: [String] = []
+            for _ in 0..<2_000 {
+                x += (unit() - 0.5) * 0.8
+                y = min(80, max(-80, y + (unit() - 0.5) * 0.8))
+                line.append("[\(x),\(y)]")
+            }
+            features.append(
+                #"{"type":"Feature","properties":{},"geometry":{"type":"LineString","coordinates":["#
+                    + line.joined(separator: ",") + "]}}")
+        }
+        let data = try GeoJSONParser.parse(
+            #"{"type":"FeatureCollection","features":["# + features.joined(separator: ",") + "]}")
+        var options = TilingOptions()
+        (options.extent, options.buffer, options.tolerance, options.maxZoom) = (8192, 2048, 6, 5)
+        options.indexMaxPoints = 5_000
+        let packed = try TileIndex(data, options: options, parallel: true)
+        #expect(Convert.worthTwoThreads(Convert.features(of: data, options: options)))
+        let held = packed.packed
+        #expect(held.tiles > 10 && held.own * 5 < held.positions, "\(held)")
+        let kept = try TileIndex(data, options: options, parallel: false, packLeaves: false)
+        var compared = 0
+        var stack = [(z: 0, x: 0, y: 0)]
+        while let t = stack.popLast() {
+            let tile = kept.tile(z: t.z, x: t.x, y: t.y)
+            #expect(packed.tile(z: t.z, x: t.x, y: t.y) == tile, "\(t)")
+            compared += 1
+            guard let tile, !tile.isEmpty, t.z < options.maxZoom else { continue }
+            let (z, x, y) = (t.z + 1, 2 * t.x, 2 * t.y)
+            stack += [(z, x, y), (z, x, y + 1), (z, x + 1, y), (z, x + 1, y + 1)]
+        }
+        #expect(compared > 300)
+    }
+
     /// Every tile to z6 that an index keeping its leaves' features as they are gives, asked for
     /// in a shuffled order (so packed tiles are cut from, written, and asked for again), with
     /// geojson-vt's options and MapLibre's (a buffer of a quarter tile) in both compatibilities:

@@ -28,10 +28,10 @@ extern "C" {
  * the time, a first tile over part of the data pays only for that part, and the first low-zoom
  * tile over all of it pays for all (the tiles are the same either way). The tiles where creation
  * stops splitting keep their clipped lines as stretches of the projected input lines, not copies,
- * and get them back when first asked for: a country dataset's index holds about 1.2x the memory of
- * its parsed features (1.6x with MapLibre's buffer; copies took 1.9x and 3.2x). Its methods may
- * be called from any number of threads at once (tile creation, simplification and the interning
- * of ids and tags for MVT are serialised inside; writing MVT geometry is not).
+ * and get them back when first written or cut from: a country dataset's index holds 1.2x the
+ * memory of its parsed features (1.6x with MapLibre's buffer; copies took 1.9x and 3.2x). Its
+ * methods may be called from any number of threads at once (tile creation, simplification and
+ * the interning of ids and tags for MVT are serialised inside; writing MVT geometry is not).
  * Free with mc_tile_index_free(). */
 typedef struct mc_tile_index mc_tile_index;
 

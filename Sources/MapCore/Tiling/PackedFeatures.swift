@@ -21,10 +21,8 @@ struct LineLocator: @unchecked Sendable {
     private let firstVertex: [Int], vertices: [Int]
     /// Per input, its first line in `places`, and one past the last input's.
     private let inputLines: [Int]
-    /// Per input, the first of its converted features' geometries (`geometryWord`), and one past
-    /// the last input's, in `geometries`.
-    private let inputFeatures: [Int]
-    private let geometries: [UInt]
+    /// The converted features' geometries (`geometryWord`) of the located inputs.
+    private let geometries: Set<UInt>
 
     /// `converted`: the features as `Convert` makes them with deferred marks, in input order.
     /// Only inputs of `PackedFeatures.minimumPositions` or more are located, and none holding a
@@ -34,8 +32,7 @@ struct LineLocator: @unchecked Sendable {
         var places: [(feature: Int32, part: Int32, ring: Int32)] = []
         var firstVertex: [Int] = [], vertices: [Int] = []
         var inputLines = [Int](repeating: 0, count: inputs + 1)
-        var inputFeatures = [Int](repeating: 0, count: inputs + 1)
-        var geometries: [UInt] = []
+        var geometries = Set<UInt>()
         var next = 0, vertex = 0
         func add(_ feature: Int, _ part: Int, _ ring: Int, _ count: Int) {
             places.append(
@@ -61,7 +58,6 @@ struct LineLocator: @unchecked Sendable {
                 else { continue }
                 while next <= r {
                     inputLines[next] = places.count
-                    inputFeatures[next] = geometries.count
                     next += 1
                 }
                 vertex = 0
@@ -75,18 +71,17 @@ struct LineLocator: @unchecked Sendable {
                             for (ring, l) in p.enumerated() { add(k, part, ring, l.coords.count / 3) }
                         }
                     }
-                    geometries.append(Self.geometryWord(all, k))
+                    if all[k].kind.tileType >= 2 { geometries.insert(Self.geometryWord(all, k)) }
                 }
             }
         }
         while next <= inputs {
             inputLines[next] = places.count
-            inputFeatures[next] = geometries.count
             next += 1
         }
         self.converted = converted
         (self.places, self.firstVertex, self.vertices, self.inputLines) = (places, firstVertex, vertices, inputLines)
-        (self.inputFeatures, self.geometries) = (inputFeatures, geometries)
+        self.geometries = geometries
     }
 
     /// The coordinates of line `line` (of `places`).
@@ -116,10 +111,7 @@ struct LineLocator: @unchecked Sendable {
     /// Whether feature i of `all` is one of the converted features itself, uncut (its lines are
     /// theirs: nothing to pack). Its kind holds lines, so the word is an object's address.
     fileprivate func isConverted(_ all: UnsafeBufferPointer<ProjectedFeature>, _ i: Int) -> Bool {
-        let r = Int(all[i].ref)
-        guard r >= 0, r + 1 < inputFeatures.count else { return false }
-        let word = Self.geometryWord(all, i)
-        return geometries[inputFeatures[r]..<inputFeatures[r + 1]].contains(word)
+        geometries.contains(Self.geometryWord(all, i))
     }
 
     /// The line holding vertex `n` of input `ref`'s lines, and the vertex's place in it.
@@ -196,7 +188,10 @@ struct PackedFeatures {
         self.features = packed
         self.packedFeature = packedFeature
         (lineStarts, lineEnds) = (packer.lineStarts, packer.lineEnds)
-        (pieces, own, sources) = (packer.pieces, packer.own, packer.sources)
+        // At their size: a tile keeps them for long, and a line given up left its room behind.
+        pieces = packer.pieces.withUnsafeBufferPointer { Array($0) }
+        own = packer.own.withUnsafeBufferPointer { Array($0) }
+        sources = packer.sources
     }
 
     /// Whether a feature has lines (points have none; a collection, kept whole, has a type of 0)
@@ -375,6 +370,11 @@ struct PackedFeatures {
             }
             let n = c.count / 3, m = s.count / 3
             guard same(c, i, s, j, shift) else { return (0, 0) }
+            // Past 2^53, x ± 1 is x (and a NaN is no number): the first triple cannot tell which
+            // world a copy was moved by, and the one it names is then checked at every triple.
+            guard sx.isFinite && sx + 1 != sx && sx - 1 != sx else {
+                return (compared(c, i, s, j, shift, from: 1), shift)
+            }
             // Placeholders are whole numbers below 2^53: each step down by one is exact.
             let limit = min(n - i, m - j)
             var k = 1, next = c[3 * i + 2] - 1
@@ -385,12 +385,19 @@ struct PackedFeatures {
                 at += 3
             }
             if i + k < n && j + k < m && same(c, i + k, s, j + k, shift) { k += 1 }  // the line's end (mark 1)
-            guard same(c, i + k - 1, s, j + k - 1, shift) else {
-                k = 1
-                while i + k < n && j + k < m && same(c, i + k, s, j + k, shift) { k += 1 }
-                return (k, shift)
-            }
+            guard same(c, i + k - 1, s, j + k - 1, shift) else { return (compared(c, i, s, j, shift, from: 1), shift) }
             return (k, shift)
+        }
+
+        /// How many triples of `c` from `i` are those of `s` from `j` moved by `shift`, compared
+        /// one by one from the `k`th (the ones before are).
+        private static func compared(
+            _ c: UnsafeBufferPointer<Double>, _ i: Int, _ s: UnsafeBufferPointer<Double>, _ j: Int, _ shift: Double,
+            from k: Int
+        ) -> Int {
+            var k = k
+            while i + k < c.count / 3 && j + k < s.count / 3 && same(c, i + k, s, j + k, shift) { k += 1 }
+            return k
         }
 
         /// Whether triple a of `c` is triple b of `s` moved by `shift` worlds, bit for bit.
