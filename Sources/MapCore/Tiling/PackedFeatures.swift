@@ -21,7 +21,7 @@ struct LineLocator: @unchecked Sendable {
     private let firstVertex: [Int], vertices: [Int]
     /// Per input, its first line in `places`, and one past the last input's.
     private let inputLines: [Int]
-    /// The converted features' geometries (`geometryWord`) of the located inputs.
+    /// The converted features' geometries (`ProjectedFeature.geometryWord`) of the located inputs.
     private let geometries: Set<UInt>
 
     /// `converted`: the features as `Convert` makes them with deferred marks, in input order.
@@ -71,7 +71,7 @@ struct LineLocator: @unchecked Sendable {
                             for (ring, l) in p.enumerated() { add(k, part, ring, l.coords.count / 3) }
                         }
                     }
-                    if all[k].kind.tileType >= 2 { geometries.insert(Self.geometryWord(all, k)) }
+                    if all[k].kind.tileType >= 2 { geometries.insert(ProjectedFeature.geometryWord(k, in: all)) }
                 }
             }
         }
@@ -97,21 +97,10 @@ struct LineLocator: @unchecked Sendable {
         }
     }
 
-    /// The first word of feature i's geometry: for lines, the address of the object that holds
-    /// them. A feature no clip has cut shares it with the converted feature it is a copy of.
-    @inline(__always) fileprivate static func geometryWord(
-        _ all: UnsafeBufferPointer<ProjectedFeature>, _ i: Int
-    ) -> UInt {
-        guard let base = all.baseAddress, let offset = MemoryLayout<ProjectedFeature>.offset(of: \.geometry) else {
-            return 0
-        }
-        return UnsafeRawPointer(base + i).load(fromByteOffset: offset, as: UInt.self)
-    }
-
     /// Whether feature i of `all` is one of the converted features itself, uncut (its lines are
     /// theirs: nothing to pack). Its kind holds lines, so the word is an object's address.
     fileprivate func isConverted(_ all: UnsafeBufferPointer<ProjectedFeature>, _ i: Int) -> Bool {
-        geometries.contains(Self.geometryWord(all, i))
+        geometries.contains(ProjectedFeature.geometryWord(i, in: all))
     }
 
     /// The line holding vertex `n` of input `ref`'s lines, and the vertex's place in it.

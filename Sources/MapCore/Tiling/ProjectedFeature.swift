@@ -141,11 +141,17 @@ struct ProjectedFeature: Sendable {
     /// x, and a prefetch of any address is only a hint: it never faults.
     @inline(__always) static func prefetchGeometry(ofNext i: Int, in features: UnsafeBufferPointer<ProjectedFeature>) {
         let ahead = 8
-        guard i + ahead < features.count, let base = features.baseAddress,
-            let offset = MemoryLayout<ProjectedFeature>.offset(of: \.geometry)
-        else { return }
-        let word = UnsafeRawPointer(base + i + ahead).load(fromByteOffset: offset, as: UInt.self)
-        mc_prefetch_write(UnsafeRawPointer(bitPattern: word))
+        guard i + ahead < features.count else { return }
+        mc_prefetch_write(UnsafeRawPointer(bitPattern: geometryWord(i + ahead, in: features)))
+    }
+
+    /// The first word of feature i's geometry: for every case that holds an object (all but a
+    /// point, whose x it is), the object's address. Copies of a feature share it; a clip that cuts
+    /// the feature makes a new one.
+    @inline(__always) static func geometryWord(_ i: Int, in features: UnsafeBufferPointer<ProjectedFeature>) -> UInt {
+        guard let base = features.baseAddress, let offset = MemoryLayout<ProjectedFeature>.offset(of: \.geometry)
+        else { return 0 }
+        return UnsafeRawPointer(base + i).load(fromByteOffset: offset, as: UInt.self)
     }
 
     /// The feature's box.
