@@ -4,7 +4,9 @@
 //   apt-get install rapidjson-dev   # geojson-cpp's parser
 //   g++ -O3 -DNDEBUG -std=c++14 -I<geojson-vt-cpp>/include -I<geometry.hpp>/include -I<variant>/include \
 //       -I<geojson-cpp>/include bench/geojson_vt_cpp.cpp -o build/geojson_vt_cpp
-//   build/geojson_vt_cpp FILE.geojson
+//   build/geojson_vt_cpp FILE.geojson [--first [maplibre]]
+// With --first: only the process's first build (geojson-vt's defaults, or MapLibre's options), its
+// wall time and CPU time, which bench/first_builds.py sets beside MapCore's and geojson-vt JS's.
 #include <mapbox/geojson.hpp>
 #include <mapbox/geojson_impl.hpp>
 #include <mapbox/geojsonvt.hpp>
@@ -14,8 +16,11 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <cstring>
 #include <sstream>
 #include <vector>
+
+#include <sys/resource.h>
 
 namespace vt = mapbox::geojsonvt;
 
@@ -34,9 +39,16 @@ static double medianBuild(const mapbox::geojson::feature_collection& features, c
     return times[1];
 }
 
+static double cpuSeconds() {
+    rusage r{};
+    getrusage(RUSAGE_SELF, &r);
+    return double(r.ru_utime.tv_sec + r.ru_stime.tv_sec) + double(r.ru_utime.tv_usec + r.ru_stime.tv_usec) / 1e6;
+}
+
 int main(int argc, char* argv[]) {
-    if (argc != 2) {
-        std::fprintf(stderr, "usage: %s FILE.geojson\n", argv[0]);
+    const bool first = argc >= 3 && std::strcmp(argv[2], "--first") == 0;
+    if (argc != 2 && !first) {
+        std::fprintf(stderr, "usage: %s FILE.geojson [--first [maplibre]]\n", argv[0]);
         return 2;
     }
     std::ifstream in(argv[1]);
@@ -50,6 +62,15 @@ int main(int argc, char* argv[]) {
     maplibre.buffer = 2048;
     maplibre.tolerance = 6;
     maplibre.maxZoom = 18;
+    if (first) {
+        const bool withMapLibre = argc >= 4 && std::strcmp(argv[3], "maplibre") == 0;
+        const double cpu = cpuSeconds();
+        const auto start = std::chrono::steady_clock::now();
+        vt::GeoJSONVT index{features, withMapLibre ? maplibre : defaults};
+        const double wall = seconds(start);
+        std::printf("first %.1f ms, cpu %.1f ms\n", wall * 1e3, (cpuSeconds() - cpu) * 1e3);
+        return 0;
+    }
     const double tDefault = medianBuild(features, defaults);
     const double tMapLibre = medianBuild(features, maplibre);
 

@@ -1,6 +1,9 @@
 // geojson-vt JS timed in node, beside bench_tiles.py's figures (geojson-vt is not pip-installable).
-// usage: node bench/geojson_vt_node.mjs GEOJSON_VT_CHECKOUT FILE.geojson
+// usage: node bench/geojson_vt_node.mjs GEOJSON_VT_CHECKOUT FILE.geojson [--first [OPTIONS_JSON]]
 //   (a checkout of github.com/mapbox/geojson-vt; its src/ is imported as is)
+// With --first: only the process's first build (options as JSON, geojson-vt's defaults without), its
+// wall time and CPU time (node's own threads too: its collector and compiler run beside the build),
+// which bench/first_builds.py sets beside MapCore's first build in fresh processes.
 // Prints the median of 3 index builds with geojson-vt's defaults and with MapLibre's GeoJSON source
 // options, the first of the three with the defaults (the first build of a fresh process, as
 // bench_tiles.py's child times MapCore's), the tiles of zooms 0-8 that have data, and the heap used.
@@ -8,10 +11,20 @@ import {readFileSync} from 'node:fs';
 import {pathToFileURL} from 'node:url';
 import {join} from 'node:path';
 
-const [checkout, file] = process.argv.slice(2);
+const [checkout, file, mode, optionsJSON] = process.argv.slice(2);
 const {default: geojsonvt} = await import(pathToFileURL(join(checkout, 'src', 'index.js')).href);
 const data = JSON.parse(readFileSync(file, 'utf8'));
-const median = (a) => a.sort((x, y) => x - y)[a.length >> 1];
+if (mode === '--first') {
+    const options = optionsJSON ? JSON.parse(optionsJSON) : {};
+    const cpu = process.cpuUsage(), t = performance.now();
+    geojsonvt(data, options);
+    const ms = performance.now() - t, used = process.cpuUsage(cpu);
+    console.log(`first ${ms.toFixed(1)} ms, cpu ${((used.user + used.system) / 1e3).toFixed(1)} ms`);
+    process.exit(0);
+}
+// Sorts a copy: sorted in place, `times[0]` was the fastest build and read as the first (sessions
+// before the twenty-seventh quoted it so; perf log, twenty-seventh session).
+const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
 
 function time(options) {
     const times = [];
