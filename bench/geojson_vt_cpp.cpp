@@ -6,7 +6,8 @@
 //       -I<geojson-cpp>/include bench/geojson_vt_cpp.cpp -o build/geojson_vt_cpp
 //   build/geojson_vt_cpp FILE.geojson [--first [maplibre]]
 // With --first: only the process's first build (geojson-vt's defaults, or MapLibre's options), its
-// wall time and CPU time, which bench/first_builds.py sets beside MapCore's and geojson-vt JS's.
+// wall time, CPU time and minor page faults, which bench/first_builds.py sets beside MapCore's and
+// geojson-vt JS's.
 #include <mapbox/geojson.hpp>
 #include <mapbox/geojson_impl.hpp>
 #include <mapbox/geojsonvt.hpp>
@@ -15,8 +16,8 @@
 #include <array>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <cstring>
+#include <fstream>
 #include <sstream>
 #include <vector>
 
@@ -39,14 +40,17 @@ static double medianBuild(const mapbox::geojson::feature_collection& features, c
     return times[1];
 }
 
-static double cpuSeconds() {
+// CPU seconds of the process so far, and its minor page faults.
+static double cpuSeconds(long* faults) {
     rusage r{};
     getrusage(RUSAGE_SELF, &r);
+    *faults = r.ru_minflt;
     return double(r.ru_utime.tv_sec + r.ru_stime.tv_sec) + double(r.ru_utime.tv_usec + r.ru_stime.tv_usec) / 1e6;
 }
 
 int main(int argc, char* argv[]) {
-    const bool first = argc >= 3 && std::strcmp(argv[2], "--first") == 0;
+    const bool first = (argc == 3 || argc == 4) && std::strcmp(argv[2], "--first") == 0 &&
+                       (argc == 3 || std::strcmp(argv[3], "maplibre") == 0);
     if (argc != 2 && !first) {
         std::fprintf(stderr, "usage: %s FILE.geojson [--first [maplibre]]\n", argv[0]);
         return 2;
@@ -63,12 +67,13 @@ int main(int argc, char* argv[]) {
     maplibre.tolerance = 6;
     maplibre.maxZoom = 18;
     if (first) {
-        const bool withMapLibre = argc >= 4 && std::strcmp(argv[3], "maplibre") == 0;
-        const double cpu = cpuSeconds();
+        long faultsBefore = 0, faultsAfter = 0;
+        const double cpu = cpuSeconds(&faultsBefore);
         const auto start = std::chrono::steady_clock::now();
-        vt::GeoJSONVT index{features, withMapLibre ? maplibre : defaults};
+        vt::GeoJSONVT index{features, argc == 4 ? maplibre : defaults};
         const double wall = seconds(start);
-        std::printf("first %.1f ms, cpu %.1f ms\n", wall * 1e3, (cpuSeconds() - cpu) * 1e3);
+        const double used = cpuSeconds(&faultsAfter) - cpu;
+        std::printf("first %.1f ms, cpu %.1f ms, faults %ld\n", wall * 1e3, used * 1e3, faultsAfter - faultsBefore);
         return 0;
     }
     const double tDefault = medianBuild(features, defaults);

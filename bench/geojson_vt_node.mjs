@@ -2,7 +2,8 @@
 // usage: node bench/geojson_vt_node.mjs GEOJSON_VT_CHECKOUT FILE.geojson [--first [OPTIONS_JSON]]
 //   (a checkout of github.com/mapbox/geojson-vt; its src/ is imported as is)
 // With --first: only the process's first build (options as JSON, geojson-vt's defaults without), its
-// wall time and CPU time (node's own threads too: its collector and compiler run beside the build),
+// wall time, CPU time (node's own threads too: its collector and compiler run beside the build) and
+// minor page faults,
 // which bench/first_builds.py sets beside MapCore's first build in fresh processes.
 // Prints the median of 3 index builds with geojson-vt's defaults and with MapLibre's GeoJSON source
 // options, the first of the three with the defaults (the first build of a fresh process, as
@@ -16,10 +17,12 @@ const {default: geojsonvt} = await import(pathToFileURL(join(checkout, 'src', 'i
 const data = JSON.parse(readFileSync(file, 'utf8'));
 if (mode === '--first') {
     const options = optionsJSON ? JSON.parse(optionsJSON) : {};
+    const faults = process.resourceUsage().minorPageFault;
     const cpu = process.cpuUsage(), t = performance.now();
     geojsonvt(data, options);
     const ms = performance.now() - t, used = process.cpuUsage(cpu);
-    console.log(`first ${ms.toFixed(1)} ms, cpu ${((used.user + used.system) / 1e3).toFixed(1)} ms`);
+    console.log(`first ${ms.toFixed(1)} ms, cpu ${((used.user + used.system) / 1e3).toFixed(1)} ms, ` +
+        `faults ${process.resourceUsage().minorPageFault - faults}`);
     process.exit(0);
 }
 // Sorts a copy: sorted in place, `times[0]` was the fastest build and read as the first (sessions
