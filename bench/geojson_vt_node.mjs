@@ -3,8 +3,7 @@
 //   (a checkout of github.com/mapbox/geojson-vt; its src/ is imported as is)
 // With --first: only the process's first build (options as JSON, geojson-vt's defaults without), its
 // wall time, CPU time (node's own threads too: its collector and compiler run beside the build) and
-// minor page faults,
-// which bench/first_builds.py sets beside MapCore's first build in fresh processes.
+// minor page faults, which bench/first_builds.py sets beside MapCore's first build in fresh processes.
 // Prints the median of 3 index builds with geojson-vt's defaults and with MapLibre's GeoJSON source
 // options, the first of the three with the defaults (the first build of a fresh process, as
 // bench_tiles.py's child times MapCore's), the tiles of zooms 0-8 that have data, and the heap used.
@@ -25,8 +24,7 @@ if (mode === '--first') {
         `faults ${process.resourceUsage().minorPageFault - faults}`);
     process.exit(0);
 }
-// Sorts a copy: sorted in place, `times[0]` was the fastest build and read as the first (sessions
-// before the twenty-seventh quoted it so; perf log, twenty-seventh session).
+// Sorts a copy, so that `times[0]` stays the first build.
 const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
 
 function time(options) {
