@@ -147,6 +147,41 @@ struct TileTagsFacts {
         }
     }
 
+    /// Tiles whose features are each one point take a writer of their own (`FlatFeatures.mvt`):
+    /// the same bytes as the per-tile encoder, for points with every kind of tag and id, copies
+    /// wrapped across the antimeridian (in the z0 tile twice), coordinates in the buffer (negative,
+    /// and past the extent) and of up to five-byte varints (extents 2^20 and 2^30), both MVT
+    /// versions; and a tile that also holds a MultiPoint (the common writer) beside it.
+    @Test func pointTilesWriteAsThePerTileEncoder() throws {
+        let points = try variedPoints(600)
+        let mixed = try parse(
+            #"{"type": "FeatureCollection", "features": [{"type": "Feature", "properties": {"a": 1}, "#
+                + #""geometry": {"type": "Point", "coordinates": [10, 10]}}, {"type": "Feature", "#
+                + #""properties": {"a": 2}, "geometry": {"type": "MultiPoint", "coordinates": [[11, 11], [12, 12]]}}]}"#
+        )
+        var compared = 0
+        for (data, maxZoom) in [(points, 5), (mixed, 2)] {
+            for extent in ["4096", "1048576", "1073741824"] {
+                for compatibility in ["geojson-vt", "maplibre-native"] {
+                    let options = try TilingOptions(
+                        json: try JSON.parse(
+                            #"{"indexMaxZoom": 2, "extent": \#(extent), "compatibility": "\#(compatibility)"}"#))
+                    let index = try TileIndex(data, options: options)
+                    for (z, x, y) in tilesWithData(index, maxZoom: maxZoom) {
+                        let perTile = VectorTileEncoder.encode(
+                            layer: "points", extent: Int(options.extent), features: index.tile(z: z, x: x, y: y) ?? [],
+                            version: options.compatibility.mvtVersion)
+                        #expect(
+                            try index.mvt(z: z, x: x, y: y, layer: "points") == perTile,
+                            "tile \(z)/\(x)/\(y), extent \(extent), \(compatibility)")
+                        compared += 1
+                    }
+                }
+            }
+        }
+        #expect(compared > 300)
+    }
+
     /// A point within the buffer of the antimeridian is in the z0 tile twice (geojson-vt wraps a
     /// copy to the other side). Its name, met by no other feature, is one value, which both
     /// copies index; 1 and 1.0 are one value too; null is left out. Expected by hand, in vt-pbf's
