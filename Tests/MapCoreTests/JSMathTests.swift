@@ -1,5 +1,6 @@
 // JSMath against node's Math: the bits node 20 gives for arguments through every branch of the
 // algorithms (Tests/fixtures/js-math/cases.txt, written by tools/js-math/generate.mjs).
+import CMapCoreKernels
 import Glibc
 import Testing
 @testable import MapCore
@@ -80,5 +81,129 @@ private let cFunctions: [String: @Sendable (Double) -> Double] = ["sin": sin, "l
     /// degrees) take C's sin; below it, fdlibm's steps (the fixture holds node's sines up to 1.6e6).
     @Test func sineOfHugeArgumentsIsCs() {
         for x in [1.7e6, -3e7, 1e300] { #expect(same(JSMath.sin(x), sin(x))) }
+    }
+}
+
+/// `Projection.ys` with JavaScript's Math (four latitudes a step with AVX2, `mc_js_mercator_y`)
+/// against `Projection.y(lat:)` one at a time, bit for bit: latitudes at every branch's edges of
+/// JSMath's sin and log, the ones the kernel leaves to the scalar code among ordinary ones, and
+/// random ones, at strides 1 and 3 and counts that leave a tail.
+@Suite struct MercatorYTests {
+    /// Latitudes whose radians have the high word `high` (and its neighbours' low words).
+    private static func latitudes(nearHighWord high: UInt32) -> [Double] {
+        let a = Double(bitPattern: UInt64(high) << 32)
+        var out: [Double] = []
+        for sign in [1.0, -1.0] {
+            for b in [a.nextDown.nextDown, a.nextDown, a, a.nextUp, a.nextUp.nextUp] {
+                let lat = sign * b * 180 / Double.pi
+                out += [lat.nextDown, lat, lat.nextUp]
+            }
+        }
+        return out
+    }
+
+    private static func edgeLatitudes() -> [Double] {
+        var out: [Double] = [
+            0, -0.0, 1e-300, -1e-300, 5e-324, 1e-7, -1e-7, 4e-7, 5e-7, 1e-6, -1e-6, 85.0511287798066,
+            -85.0511287798066, 89.9999, 89.99999999, 90, -90, 90.0.nextDown, -90.0.nextUp, 90.0.nextUp, 91,
+            -91, 134.9, 135, 135.1, -135, 180, -180, 1e6, -1e6, 1e300, .nan, .infinity, -.infinity, 45, -45,
+            30, 60, 72.8, -72.8, 80, 1, -1, 0.001, 0.01, 0.1, 10,
+        ]
+        // sin's branches (|a| <= π/4, 3π/4, next to π/2, 2^-27) and kernelCos's (0.3, 0.78125).
+        for high in [UInt32(0x3e40_0000), 0x3fe9_21fb, 0x3fe9_21fc, 0x4002_d97c, 0x3ff9_21fb, 0x3ff9_21fa] {
+            out += latitudes(nearHighWord: high)
+        }
+        // The latitudes whose reduced argument is near 0.3 and 0.78125 (a = π/2 − that).
+        for r in [0.3, 0.78125, 0.28125, 2.0e-8] {
+            for sign in [1.0, -1.0] {
+                let lat = sign * (Double.pi / 2 - r) * 180 / Double.pi
+                var l = lat
+                for _ in 0..<4 { l = l.nextDown }
+                for _ in 0..<9 {
+                    out.append(l)
+                    l = l.nextUp
+                }
+            }
+        }
+        // log's: the ratio next to 1 (|f| < 2^-20), its mantissa's band and k = 0's bounds.
+        for ratio in [1.0, 1.0000009, 0.9999991, 1.38, 1.4, 1.42, 2.76, 2.8, 2.84, 0.7071, 0.7072, 1.4142, 1.4143] {
+            let s = (ratio - 1) / (ratio + 1)
+            let lat = asin(s) * 180 / Double.pi
+            var l = lat
+            for _ in 0..<4 { l = l.nextDown }
+            for _ in 0..<9 {
+                out.append(l)
+                l = l.nextUp
+            }
+        }
+        return out
+    }
+
+    private static func random(_ count: Int, seed: UInt64) -> [Double] {
+        var g = SeededGenerator(seed: seed)
+        return (0..<count).map { i in
+            let u = Double.random(in: 0..<1, using: &g)
+            switch i % 4 {
+            case 0: return u * 170.1022575596132 - 85.0511287798066
+            case 1: return u * 180 - 90
+            case 2: return (u * 2 - 1) * pow(10, -8 * Double.random(in: 0..<1, using: &g))  // near the equator
+            default: return Double(Int(u * 1_800_000) - 900_000) / 10_000  // 4 decimals
+            }
+        }
+    }
+
+    /// Each of `lats` through `Projection.ys` at `stride`, against the scalar one: the mismatches.
+    private static func mismatches(_ lats: [Double], stride: Int) -> [String] {
+        var values = [Double](repeating: 7, count: max(1, stride * lats.count))
+        for (i, lat) in lats.enumerated() { values[stride * i] = lat }
+        values.withUnsafeMutableBufferPointer { v in
+            if let base = v.baseAddress { Projection.ys(base, stride: stride, count: lats.count, .javaScript) }
+        }
+        var out: [String] = []
+        for (i, lat) in lats.enumerated() {
+            let want = Projection.y(lat: lat, .javaScript), got = values[stride * i]
+            let same = want.isNaN ? got.isNaN : want.bitPattern == got.bitPattern
+            if !same { out.append("lat \(lat) (\(String(lat.bitPattern, radix: 16))): \(got), scalar \(want)") }
+            for k in 1..<stride where values[stride * i + k] != 7 { out.append("lat \(lat): wrote outside its slot") }
+        }
+        return out
+    }
+
+    @Test func fourAtATimeIsTheScalarOne() {
+        let edges = Self.edgeLatitudes()
+        var lats = edges
+        // Each edge latitude also among three ordinary ones, at each place in a group of four.
+        for (i, e) in edges.enumerated() {
+            var group = [12.5, -33.25, 51.477928, 60.1]
+            group[i % 4] = e
+            lats += group
+        }
+        lats += Self.random(200_003, seed: 23)
+        var failures: [String] = []
+        for stride in [1, 3] {
+            failures += Self.mismatches(lats, stride: stride)
+            for count in [0, 1, 2, 3, 5, 7] { failures += Self.mismatches(Array(lats.prefix(count)), stride: stride) }
+        }
+        print("mercator y: \(2 * lats.count - failures.count) passed, \(failures.count) failed")
+        for f in failures.prefix(50) { print("  FAIL \(f)") }
+        #expect(failures.isEmpty)
+    }
+
+    /// The kernel converts ordinary latitudes where the CPU has AVX2 (otherwise this suite would
+    /// compare the scalar code with itself), and leaves a group holding an edge one.
+    @Test func theKernelTakesOrdinaryGroupsAndLeavesTheOthers() {
+        var ordinary = [12.5, -33.25, 51.477928, 60.1, 0.5, -80, 85, -85.05]
+        let done = ordinary.withUnsafeMutableBufferPointer { v in mc_js_mercator_y(v.baseAddress, 1, 0, 8) }
+        if mc_has_avx2() == 0 {
+            #expect(done == 0)
+            return
+        }
+        #expect(done == 8)
+        for lat in [0.0, 90, .nan, 1e-300, 200] {
+            var group = [12.5, lat, 51.477928, 60.1, 0.5, -80, 85, -85.05]
+            let stopped = group.withUnsafeMutableBufferPointer { v in mc_js_mercator_y(v.baseAddress, 1, 0, 8) }
+            #expect(stopped == 0, "lat \(lat)")
+            #expect(group[0] == 12.5, "lat \(lat): a group it leaves is not written")
+        }
     }
 }

@@ -192,12 +192,15 @@ enum Convert {
                         ref: ref, kind: .point,
                         geometry: .point(Projection.x(lng: xy[0]), Projection.y(lat: xy[1], math)), cpp: cpp))
             case .multiPoint:
-                var c: [Double] = []
-                c.reserveCapacity(3 * g.positionCount)
-                for p in 0..<g.positionCount {
-                    c.append(Projection.x(lng: xy[2 * p]))
-                    c.append(Projection.y(lat: xy[2 * p + 1], math))
-                    c.append(0)
+                let n = g.positionCount
+                let c = [Double](unsafeUninitializedCapacity: 3 * n) { out, count in
+                    for p in 0..<n {
+                        out[3 * p] = Projection.x(lng: xy[2 * p])
+                        out[3 * p + 1] = xy[2 * p + 1]
+                        out[3 * p + 2] = 0
+                    }
+                    count = 3 * n
+                    if let base = out.baseAddress { Projection.ys(base + 1, stride: 3, count: n, math) }
                 }
                 out.append(ProjectedFeature(ref: ref, kind: .multiPoint, geometry: .points(c), cpp: cpp))
             case .lineString:
@@ -258,17 +261,18 @@ enum Convert {
             // geojson-vt-cpp sums `hypot` (a line's length decides whether a tile keeps it, and
             // its metrics are shares of it).
             let hypotLengths = options.compatibility == .maplibreNative
-            // Filled in place: every triple is written, so none is read uninitialised. y is made in
-            // Projection's steps, each over the whole line (in the slot it ends in).
+            // Filled in place: every triple is written, so none is read uninitialised. y is made
+            // from the latitude in the slot it ends in, over the whole line (`Projection.ys`).
             var c = [Double](unsafeUninitializedCapacity: 3 * range.count) { out, count in
                 var k = 0
                 for p in range {
                     out[k] = Projection.x(lng: xy[2 * p])
-                    out[k + 1] = Projection.sine(lat: xy[2 * p + 1], math)
+                    out[k + 1] = xy[2 * p + 1]
                     out[k + 2] = 0
                     k += 3
                 }
                 count = k
+                if let base = out.baseAddress { Projection.ys(base + 1, stride: 3, count: range.count, math) }
                 if deferMarks {
                     var mark = DeferredMarks.placeholder(first)
                     k = 2
@@ -278,21 +282,10 @@ enum Convert {
                         k += 3
                     }
                 }
-                k = 1
-                while k < count {
-                    out[k] = Projection.ratio(sine: out[k])
-                    k += 3
-                }
-                k = 1
-                while k < count {
-                    out[k] = Projection.logarithm(ratio: out[k], math)
-                    k += 3
-                }
                 var x0 = 0.0, y0 = 0.0
                 k = 0
                 while k < count {
-                    let x = out[k], y = Projection.y(logRatio: out[k + 1])
-                    out[k + 1] = y
+                    let x = out[k], y = out[k + 1]
                     if k > 0 {
                         if polygon {
                             size += (x0 * y - x * y0) / 2
