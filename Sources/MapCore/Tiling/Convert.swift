@@ -282,23 +282,25 @@ enum Convert {
                         k += 3
                     }
                 }
-                var x0 = 0.0, y0 = 0.0
+                // Summed in a local: `size`, captured, was stored and loaded again each step.
+                var x0 = 0.0, y0 = 0.0, sum = 0.0
                 k = 0
                 while k < count {
                     let x = out[k], y = out[k + 1]
                     if k > 0 {
                         if polygon {
-                            size += (x0 * y - x * y0) / 2
+                            sum += (x0 * y - x * y0) / 2
                         } else if hypotLengths {
-                            size += hypot(x - x0, y - y0)
+                            sum += hypot(x - x0, y - y0)
                         } else {
-                            size += ((x - x0) * (x - x0) + (y - y0) * (y - y0)).squareRoot()
+                            sum += ((x - x0) * (x - x0) + (y - y0) * (y - y0)).squareRoot()
                         }
                     }
                     x0 = x
                     y0 = y
                     k += 3
                 }
+                size = sum
             }
             box.extend(c)
             let last = c.count - 3
