@@ -264,16 +264,17 @@ static inline int mc_dp_farthest_two_lanes(const double *c, intptr_t first, intp
 
 /* geojson-vt's projectY with V8's Math.sin and Math.log (Swift's `JSMath`, whose comments give
  * fdlibm's steps and constants), four latitudes a vector with AVX2: values[p * stride] for p in
- * from..<end, latitude in, y out (clamped to 0...1), in groups of four. Every lane takes every
+ * 0..<count, latitude in, y out (clamped to 0...1), in groups of four. Every lane takes every
  * branch's operations in their order and the branches are blended, so each lane's double is the
  * scalar one (no FMA: contraction is off above, and `target` adds no FMA). A group holding a
- * latitude off the common path (within about 4e-7 of 0 or of ±90 degrees, beyond ±135, not
- * finite, or a ratio next to 1 or out of the normal range) is left as it is, and so are the last
- * one to three: returns the first position not converted, for the caller's scalar code.
+ * latitude off that common path is left as it is, its first position written to left[] (room for
+ * count / 4), and the number of such groups is returned; the last count % 4 positions are always
+ * left to the caller. Off the path: a sine's argument below 2^-27 (latitudes within about 4e-7
+ * degrees of 0) or beyond 3pi/4 (135 degrees), not finite, or with π/2's high word (within about
+ * 4e-5 degrees of ±90); a ratio within about 2^-19 of a power of two, or not a positive normal.
  * Two passes over a block of groups, sines, then logarithms and y: one position's chain of four
- * divisions and four polynomials is long, and shorter chains let more groups overlap (on this
- * project's AMD EPYC VM, built by Swift's clang: 6.7-7.4 ns a position, against 8.5-9.6 ns for the
- * whole chain a group at a time). */
+ * divisions and four polynomials is long, and shorter chains let more groups overlap (perf log,
+ * twenty-eighth session: about three quarters of the time of a pass a group at a time). */
 #if defined(__SSE2__) && defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
 #define MC_D(x) _mm256_set1_pd(x)
 #define MC_I(x) _mm256_set1_epi64x(x)
@@ -379,20 +380,23 @@ __attribute__((target("avx2"), always_inline)) static inline __m256d mc_js_y4(__
 #undef MC_LT
 
 __attribute__((target("avx2"))) static inline intptr_t mc_js_mercator_y_avx2(double *values, intptr_t stride,
-                                                                           intptr_t from, intptr_t end) {
+                                                                           intptr_t count, intptr_t *left) {
     enum { BLOCK = 16 }; /* groups of four a block */
     __m256d y[BLOCK];
     __m256i off[BLOCK];
-    intptr_t p = from;
-    while (p + 4 <= end) {
-        const intptr_t groups = (end - p) / 4 < BLOCK ? (end - p) / 4 : BLOCK;
+    intptr_t p = 0, left_count = 0;
+    while (p + 4 <= count) {
+        const intptr_t groups = (count - p) / 4 < BLOCK ? (count - p) / 4 : BLOCK;
         for (intptr_t g = 0; g < groups; g++) {
             const double *v = values + (p + 4 * g) * stride;
             y[g] = mc_js_sine4(_mm256_set_pd(v[3 * stride], v[2 * stride], v[stride], v[0]), &off[g]);
         }
         for (intptr_t g = 0; g < groups; g++) y[g] = mc_js_y4(y[g], &off[g]);
         for (intptr_t g = 0; g < groups; g++, p += 4) {
-            if (!_mm256_testz_si256(off[g], off[g])) return p;
+            if (!_mm256_testz_si256(off[g], off[g])) {
+                left[left_count++] = p;
+                continue;
+            }
             double out[4], *v = values + p * stride;
             _mm256_storeu_pd(out, y[g]);
             v[0] = out[0];
@@ -401,17 +405,28 @@ __attribute__((target("avx2"))) static inline intptr_t mc_js_mercator_y_avx2(dou
             v[3 * stride] = out[3];
         }
     }
-    return p;
+    return left_count;
 }
 #endif
 
-/* mc_js_mercator_y_avx2 where the CPU has AVX2; elsewhere converts none (returns `from`). */
-static inline intptr_t mc_js_mercator_y(double *values, intptr_t stride, intptr_t from, intptr_t end) {
+/* 1 where mc_js_mercator_y converts (x86-64 with AVX2), else 0. */
+static inline int mc_js_mercator_y_vectorized(void) {
 #if defined(__SSE2__) && defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
-    if (mc_has_avx2()) return mc_js_mercator_y_avx2(values, stride, from, end);
+    return mc_has_avx2();
+#else
+    return 0;
 #endif
-    (void)values; (void)stride; (void)end;
-    return from;
+}
+
+/* mc_js_mercator_y_avx2 where mc_js_mercator_y_vectorized(); elsewhere it converts none and lists
+ * every group as left. */
+static inline intptr_t mc_js_mercator_y(double *values, intptr_t stride, intptr_t count, intptr_t *left) {
+#if defined(__SSE2__) && defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+    if (mc_has_avx2()) return mc_js_mercator_y_avx2(values, stride, count, left);
+#endif
+    (void)values; (void)stride;
+    for (intptr_t g = 0; g < count / 4; g++) left[g] = 4 * g;
+    return count / 4;
 }
 
 /* The shortest range (in array offsets, 3 per vertex) worth handing to mc_dp_farthest: 15 (four

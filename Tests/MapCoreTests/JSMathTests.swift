@@ -113,30 +113,37 @@ private let cFunctions: [String: @Sendable (Double) -> Double] = ["sin": sin, "l
         for high in [UInt32(0x3e40_0000), 0x3fe9_21fb, 0x3fe9_21fc, 0x4002_d97c, 0x3ff9_21fb, 0x3ff9_21fa] {
             out += latitudes(nearHighWord: high)
         }
-        // The latitudes whose reduced argument is near 0.3 and 0.78125 (a = π/2 − that).
-        for r in [0.3, 0.78125, 0.28125, 2.0e-8] {
-            for sign in [1.0, -1.0] {
-                let lat = sign * (Double.pi / 2 - r) * 180 / Double.pi
-                var l = lat
-                for _ in 0..<4 { l = l.nextDown }
-                for _ in 0..<9 {
-                    out.append(l)
-                    l = l.nextUp
-                }
-            }
+        // kernelCos's branches: the reduced argument π/2 − |a| across the high words 0x3FD33333 (0.3),
+        // 0x3FE90000 (0.78125) and 0x3E400000 (2^-27), each boundary from both sides.
+        for high in [
+            UInt32(0x3fd3_3332), 0x3fd3_3333, 0x3fd3_3334, 0x3fe8_ffff, 0x3fe9_0000, 0x3fe9_0001, 0x3e3f_ffff,
+            0x3e40_0000,
+        ] {
+            let r = Double(bitPattern: UInt64(high) << 32)
+            for sign in [1.0, -1.0] { out += Self.walk(sign * (Double.pi / 2 - r) * 180 / Double.pi, steps: 12) }
         }
-        // log's: the ratio next to 1 (|f| < 2^-20), its mantissa's band and k = 0's bounds.
-        for ratio in [1.0, 1.0000009, 0.9999991, 1.38, 1.4, 1.42, 2.76, 2.8, 2.84, 0.7071, 0.7072, 1.4142, 1.4143] {
+        // log's: the ratio next to a power of two (|f| < 2^-20; k = 0 next to 1), the bounds of its
+        // mantissa's band (0x6147A and 0x6B851) and of k = 0.
+        var ratios = [1.38, 1.4, 1.42, 2.76, 2.8, 2.84, 0.7071, 0.7072, 1.4142, 1.4143]
+        for k in -3...3 { ratios.append(pow(2, Double(k))) }
+        for m in [UInt64(0x6_147a), 0x6_147b, 0x6_b851, 0x6_b852] {
+            for e in [UInt64(1022), 1023, 1024, 1025] { ratios.append(Double(bitPattern: e << 52 | m << 32)) }
+        }
+        for ratio in ratios {
             let s = (ratio - 1) / (ratio + 1)
-            let lat = asin(s) * 180 / Double.pi
-            var l = lat
-            for _ in 0..<4 { l = l.nextDown }
-            for _ in 0..<9 {
-                out.append(l)
-                l = l.nextUp
-            }
+            for sign in [1.0, -1.0] { out += Self.walk(sign * asin(s) * 180 / Double.pi, steps: 12) }
         }
         return out
+    }
+
+    /// `lat` and the `steps` doubles on each side of it.
+    private static func walk(_ lat: Double, steps: Int) -> [Double] {
+        var l = lat
+        for _ in 0..<steps { l = l.nextDown }
+        return (0...2 * steps).map { _ in
+            defer { l = l.nextUp }
+            return l
+        }
     }
 
     private static func random(_ count: Int, seed: UInt64) -> [Double] {
@@ -152,9 +159,10 @@ private let cFunctions: [String: @Sendable (Double) -> Double] = ["sin": sin, "l
         }
     }
 
-    /// Each of `lats` through `Projection.ys` at `stride`, against the scalar one: the mismatches.
+    /// Each of `lats` through `Projection.ys` at `stride`, against the scalar one: the mismatches
+    /// (and any slot written that is not a latitude's: between them, or past the last).
     private static func mismatches(_ lats: [Double], stride: Int) -> [String] {
-        var values = [Double](repeating: 7, count: max(1, stride * lats.count))
+        var values = [Double](repeating: 7, count: stride * lats.count + 8)
         for (i, lat) in lats.enumerated() { values[stride * i] = lat }
         values.withUnsafeMutableBufferPointer { v in
             if let base = v.baseAddress { Projection.ys(base, stride: stride, count: lats.count, .javaScript) }
@@ -166,6 +174,7 @@ private let cFunctions: [String: @Sendable (Double) -> Double] = ["sin": sin, "l
             if !same { out.append("lat \(lat) (\(String(lat.bitPattern, radix: 16))): \(got), scalar \(want)") }
             for k in 1..<stride where values[stride * i + k] != 7 { out.append("lat \(lat): wrote outside its slot") }
         }
+        if values[(stride * lats.count)...].contains(where: { $0 != 7 }) { out.append("wrote past the last latitude") }
         return out
     }
 
@@ -179,31 +188,58 @@ private let cFunctions: [String: @Sendable (Double) -> Double] = ["sin": sin, "l
             lats += group
         }
         lats += Self.random(200_003, seed: 23)
-        var failures: [String] = []
+        var failures: [String] = [], compared = 0
         for stride in [1, 3] {
             failures += Self.mismatches(lats, stride: stride)
-            for count in [0, 1, 2, 3, 5, 7] { failures += Self.mismatches(Array(lats.prefix(count)), stride: stride) }
+            compared += lats.count
+            for count in [0, 1, 2, 3, 5, 7] {
+                failures += Self.mismatches(Array(lats.prefix(count)), stride: stride)
+                compared += count
+            }
         }
-        print("mercator y: \(2 * lats.count - failures.count) passed, \(failures.count) failed")
+        print("mercator y: \(compared - failures.count) passed, \(failures.count) failed (\(lats.count) latitudes)")
         for f in failures.prefix(50) { print("  FAIL \(f)") }
         #expect(failures.isEmpty)
     }
 
     /// The kernel converts ordinary latitudes where the CPU has AVX2 (otherwise this suite would
-    /// compare the scalar code with itself), and leaves a group holding an edge one.
-    @Test func theKernelTakesOrdinaryGroupsAndLeavesTheOthers() {
-        var ordinary = [12.5, -33.25, 51.477928, 60.1, 0.5, -80, 85, -85.05]
-        let done = ordinary.withUnsafeMutableBufferPointer { v in mc_js_mercator_y(v.baseAddress, 1, 0, 8) }
-        if mc_has_avx2() == 0 {
-            #expect(done == 0)
+    /// compare the scalar code with itself), and lists a group holding an edge one, wherever it is,
+    /// leaving it as it was and converting the others.
+    @Test func theKernelTakesOrdinaryGroupsAndListsTheOthers() {
+        let ordinary = [12.5, -33.25, 51.477928, 60.1, 0.5, -80, 85, -85.05, 1, 2, 3, 4]
+        func run(_ lats: [Double]) -> (values: [Double], left: [Int]) {
+            var values = lats
+            var left = [Int](repeating: -1, count: lats.count / 4)
+            let n = values.withUnsafeMutableBufferPointer { v in
+                left.withUnsafeMutableBufferPointer { l in mc_js_mercator_y(v.baseAddress, 1, lats.count, l.baseAddress)
+                }
+            }
+            return (values, Array(left.prefix(n)))
+        }
+        guard mc_js_mercator_y_vectorized() != 0 else {
+            #expect(run(ordinary).left == [0, 4, 8])
             return
         }
-        #expect(done == 8)
-        for lat in [0.0, 90, .nan, 1e-300, 200] {
-            var group = [12.5, lat, 51.477928, 60.1, 0.5, -80, 85, -85.05]
-            let stopped = group.withUnsafeMutableBufferPointer { v in mc_js_mercator_y(v.baseAddress, 1, 0, 8) }
-            #expect(stopped == 0, "lat \(lat)")
-            #expect(group[0] == 12.5, "lat \(lat): a group it leaves is not written")
+        let plain = run(ordinary)
+        #expect(plain.left.isEmpty)
+        #expect(plain.values == ordinary.map { Projection.y(lat: $0, .javaScript) })
+        for lat in [0.0, 90, .nan, 1e-300, 200, 19.471220634490691] {
+            for at in [1, 6, 11] {
+                var lats = ordinary
+                lats[at] = lat
+                let (values, left) = run(lats)
+                let group = at / 4 * 4
+                #expect(left == [group], "lat \(lat) at \(at)")
+                for p in lats.indices {
+                    let want = (group..<group + 4).contains(p) ? lats[p] : Projection.y(lat: lats[p], .javaScript)
+                    #expect(
+                        values[p].bitPattern == want.bitPattern || values[p].isNaN && want.isNaN,
+                        "lat \(lat) at \(at), \(p)")
+                }
+            }
         }
+        // Fewer than four: nothing converted, none listed.
+        let short = run([12.5, 13, 14])
+        #expect(short.left.isEmpty && short.values == [12.5, 13, 14])
     }
 }

@@ -41,22 +41,24 @@ enum Projection {
         return y < 0 ? 0 : y > 1 ? 1 : y
     }
     /// `y(lat:)` of `count` latitudes in place, at `values[stride * p]`. JavaScript's Math takes
-    /// four a step where the CPU has AVX2 (`mc_js_mercator_y`, the same doubles), a quarter of a
-    /// country set's index build in the scalar functions; C's is taken in `y(lat:)`'s steps, each
-    /// over all of them, so that the calls to `sin` and `log` of different positions overlap
-    /// (one position's chain of sine, division and logarithm leaves the CPU waiting).
+    /// four a step where the CPU has AVX2 (`mc_js_mercator_y`, the same doubles: the scalar sin
+    /// and log were about a quarter of a country set's index build); otherwise `y(lat:)`'s steps
+    /// are each taken over all of them, so that the calls to `sin` and `log` of different positions
+    /// overlap (one position's chain of sine, division and logarithm leaves the CPU waiting).
     static func ys(_ values: UnsafeMutablePointer<Double>, stride: Int, count: Int, _ math: MathLibrary) {
-        if math == .javaScript {
-            var p = 0
-            while p < count {
-                p = mc_js_mercator_y(values, stride, p, count)
-                // A group of four the kernel left (or the last one to three): one at a time.
-                let end = min(p + 4, count)
-                while p < end {
-                    values[stride * p] = y(lat: values[stride * p], math)
-                    p += 1
+        guard stride >= 1, count > 0 else { return }
+        if math == .javaScript && mc_js_mercator_y_vectorized() != 0 {
+            let groups = count / 4
+            // The groups the kernel leaves (a latitude off its common path), then the last one to
+            // three, one at a time.
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: max(1, groups)) { left in
+                guard let starts = left.baseAddress else { return }
+                let n = mc_js_mercator_y(values, stride, count, starts)
+                for g in 0..<max(0, min(n, groups)) {
+                    for p in starts[g]..<starts[g] + 4 { values[stride * p] = y(lat: values[stride * p], math) }
                 }
             }
+            for p in 4 * groups..<count { values[stride * p] = y(lat: values[stride * p], math) }
             return
         }
         for p in 0..<count { values[stride * p] = ratio(sine: sine(lat: values[stride * p], math)) }

@@ -174,7 +174,7 @@ enum JSMath {
         let t1 = w * (lg2 + w * (lg4 + w * lg6))
         let t2 = z * (lg1 + w * (lg3 + w * (lg5 + w * lg7)))
         let r = t2 + t1
-        if ((hx - 0x6147a) | (0x6b851 - hx)) > 0 {  // a mantissa outside about (1.38, 1.42)
+        if ((hx - 0x6147a) | (0x6b851 - hx)) > 0 {  // a mantissa within about [1.38, 1.42]
             let hfsq = 0.5 * f * f
             if k == 0 { return f - (hfsq - s * (hfsq + r)) }
             return dk * ln2Hi - ((hfsq - (s * (hfsq + r) + dk * ln2Lo)) - f)

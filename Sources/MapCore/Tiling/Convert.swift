@@ -193,14 +193,14 @@ enum Convert {
                         geometry: .point(Projection.x(lng: xy[0]), Projection.y(lat: xy[1], math)), cpp: cpp))
             case .multiPoint:
                 let n = g.positionCount
-                let c = [Double](unsafeUninitializedCapacity: 3 * n) { out, count in
+                let c = [Double](unsafeUninitializedCapacity: 3 * n) { buffer, count in
                     for p in 0..<n {
-                        out[3 * p] = Projection.x(lng: xy[2 * p])
-                        out[3 * p + 1] = xy[2 * p + 1]
-                        out[3 * p + 2] = 0
+                        buffer[3 * p] = Projection.x(lng: xy[2 * p])
+                        buffer[3 * p + 1] = xy[2 * p + 1]
+                        buffer[3 * p + 2] = 0
                     }
                     count = 3 * n
-                    if let base = out.baseAddress { Projection.ys(base + 1, stride: 3, count: n, math) }
+                    if let base = buffer.baseAddress { Projection.ys(base + 1, stride: 3, count: n, math) }
                 }
                 out.append(ProjectedFeature(ref: ref, kind: .multiPoint, geometry: .points(c), cpp: cpp))
             case .lineString:
@@ -282,7 +282,8 @@ enum Convert {
                         k += 3
                     }
                 }
-                // Summed in a local: `size`, captured, was stored and loaded again each step.
+                // Summed in a local: `size` is captured by this closure, and adding to it would store
+                // and reload it at each vertex, a chain through memory.
                 var x0 = 0.0, y0 = 0.0, sum = 0.0
                 k = 0
                 while k < count {
