@@ -45,9 +45,12 @@ enum Projection {
     /// and log were about a quarter of a country set's index build); otherwise `y(lat:)`'s steps
     /// are each taken over all of them, so that the calls to `sin` and `log` of different positions
     /// overlap (one position's chain of sine, division and logarithm leaves the CPU waiting).
-    static func ys(_ values: UnsafeMutablePointer<Double>, stride: Int, count: Int, _ math: MathLibrary) {
+    /// `kernel: false` takes the steps whatever the CPU (for tests).
+    static func ys(
+        _ values: UnsafeMutablePointer<Double>, stride: Int, count: Int, _ math: MathLibrary, kernel: Bool = true
+    ) {
         guard stride >= 1, count > 0 else { return }
-        if math == .javaScript && mc_js_mercator_y_vectorized() != 0 {
+        if kernel && math == .javaScript && mc_js_mercator_y_vectorized() != 0 {
             let groups = count / 4
             // The groups the kernel leaves (a latitude off its common path), then the last one to
             // three, one at a time.
