@@ -29,8 +29,14 @@ private func collection(_ features: [String]) -> String {
         #expect(options.superclusterOptions.radius == 30 * 16 && options.superclusterOptions.extent == 8192)
         let again = try DataSourceOptions(json: options.json)
         #expect(JSON.serialize(again.json) == JSON.serialize(options.json))
-        // clusterMaxZoom follows maxZoom when not set.
-        #expect(try DataSourceOptions(json: try json(#"{"maxZoom": 10}"#)).effectiveClusterMaxZoom == 9)
+        // Not set, clusterMaxZoom is MapLibre Native's 17 whatever maxZoom, or GL JS's maxZoom − 1.
+        #expect(try DataSourceOptions(json: try json(#"{"maxZoom": 10}"#)).effectiveClusterMaxZoom == 17)
+        #expect(try DataSourceOptions(json: try json(#"{"maxZoom": 20}"#)).effectiveClusterMaxZoom == 17)
+        let js = try DataSourceOptions(json: try json(#"{"maxZoom": 10, "tileCompatibility": "geojson-vt"}"#))
+        #expect(js.effectiveClusterMaxZoom == 9)
+        #expect(
+            try DataSourceOptions(json: try json(#"{"maxZoom": 0, "tileCompatibility": "geojson-vt"}"#))
+                .effectiveClusterMaxZoom == 0)
     }
 
     @Test func badOptionsNameTheOption() throws {

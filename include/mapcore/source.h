@@ -45,7 +45,10 @@ typedef struct mc_source mc_source;
  *   option             default  meaning
  *   cluster            false    cluster the Point features
  *   clusterRadius      50       cluster radius in pixels at tile size 512
- *   clusterMaxZoom     null     highest zoom with clusters; null means maxZoom - 1
+ *   clusterMaxZoom     null     highest zoom with clusters; null means the renderer's default
+ *                               for tileCompatibility: MapLibre Native's 17 whatever maxZoom
+ *                               ("maplibre-native"; its style conversion keeps GeoJSONOptions'
+ *                               17), or maxZoom - 1 as GL JS and the style spec ("geojson-vt")
  *   clusterMinPoints   2        fewest points that form a cluster
  *   clusterProperties  null     aggregates, as for mc_cluster_index_new()
  *   maxZoom            18       the source's maxzoom

@@ -14,7 +14,7 @@ public struct DataSourceOptions: Sendable {
     public var cluster = false
     /// Pixels at tile size 512.
     public var clusterRadius = 50.0
-    /// nil means maxZoom − 1.
+    /// nil means the renderer's default (`effectiveClusterMaxZoom`).
     public var clusterMaxZoom: Int? = nil
     public var clusterMinPoints = 2
     public var clusterProperties: ClusterProperties? = nil
@@ -101,8 +101,16 @@ public struct DataSourceOptions: Sendable {
         }
     }
 
+    /// MapLibre Native's clusterMaxZoom when a source names none (mbgl's `GeoJSONOptions`): its style
+    /// conversion keeps it whatever the source's maxzoom, where the style spec and GL JS say maxzoom − 1.
+    static let maplibreNativeClusterMaxZoom = 17
+
+    /// clusterMaxZoom, or when unset the default of the renderer whose tiles the source makes:
+    /// MapLibre Native's 17, or GL JS's maxZoom − 1 (geojson-vt compatibility). The two agree at the
+    /// default maxZoom, 18.
     public var effectiveClusterMaxZoom: Int {
-        min(clusterMaxZoom ?? max(0, maxZoom - 1), SuperclusterOptions.maxAllowedZoom)
+        let unset = tileCompatibility == .maplibreNative ? Self.maplibreNativeClusterMaxZoom : max(0, maxZoom - 1)
+        return min(clusterMaxZoom ?? unset, SuperclusterOptions.maxAllowedZoom)
     }
 
     /// Supercluster options as GL JS derives them: tile extent 8192, radius scaled from 512 px;

@@ -24,6 +24,8 @@ def documented_defaults(header, function):
     table = comment[comment.index("option             default  meaning"):]
     out = {}
     for line in table.splitlines()[1:]:
+        if re.match(r"^ \* {20,}\S", line):
+            continue  # a meaning's continuation line
         m = re.match(r"^ \*   ([A-Za-z]+) +(\S+)  +\S", line)
         if not m:
             break
@@ -66,7 +68,8 @@ def test_cluster_index_defaults_are_effective():
 def test_source_defaults_are_effective():
     documented = documented_defaults("source.h", "mc_source_new")
     expected = dict(documented)
-    expected["clusterMaxZoom"] = documented["maxZoom"] - 1  # documented as "null: maxZoom - 1"
+    # Documented as null: MapLibre Native's 17 in the default compatibility, GL JS's maxZoom - 1 in the other.
+    expected["clusterMaxZoom"] = 17
     handle = ctypes.c_void_p()
     assert lib.mc_source_new(None, 0, ctypes.byref(handle)) == mapcore._lib.MC_OK
     try:
@@ -75,6 +78,8 @@ def test_source_defaults_are_effective():
         lib.mc_source_free(handle)
     assert from_c == expected
     assert mapcore.DataSource().options == expected
+    assert mapcore.DataSource(max_zoom=12).options["clusterMaxZoom"] == 17
+    assert mapcore.DataSource(max_zoom=12, tile_compatibility="geojson-vt").options["clusterMaxZoom"] == 11
 
 
 def test_cli_defaults_are_the_documented_ones():

@@ -280,6 +280,29 @@ def test_a_fractional_cluster_radius_renders_as_maplibre_renders_it(pool, radius
     assert _differing(a, b) <= MAX_DIFFERING
 
 
+SHALLOW_CLUMP_VIEWS = {"z12": (-74.03, 40.72, -73.93, 40.78), "z13": (-74.0, 40.74, -73.96, 40.76)}
+
+
+@pytest.mark.parametrize("view", SHALLOW_CLUMP_VIEWS)
+def test_a_clustered_source_with_a_low_maxzoom_renders_as_maplibre_renders_it(pool, view):
+    """A clustered source with maxzoom 12 and no clusterMaxZoom: MapLibre Native clusters up to
+    its own default, 17, whatever the maxzoom (GL JS and the style spec say maxzoom - 1), so the
+    clusters of the zoom-12 tiles show at zoom 12 and in the views drawn from them beyond it.
+    Tiles clustered only to zoom 11 (GL JS's default) are the control, which must differ."""
+    clumps = _clumps()
+    options = {"cluster": True, "clusterRadius": 50, "maxzoom": 12}
+    paint = {"circle": {"circle-color": ["case", ["has", "point_count"], "#e41a1c", "#333333"],
+                        "circle-opacity": 0.6, "circle-radius": ["case", ["has", "point_count"], 12, 5]}}
+    bbox = SHALLOW_CLUMP_VIEWS[view]
+    a, b = _render_both(pool, clumps, ("circle",), bbox, source_options=options, paint_of=paint)
+    assert _drawn(a) > 0.005
+    assert _differing(a, b) <= MAX_DIFFERING
+    to_11 = mapcore.DataSource(cluster=True, cluster_radius=50, max_zoom=12, cluster_max_zoom=11)
+    to_11.add(clumps)
+    a, b = _render_both(pool, clumps, ("circle",), bbox, source_options=options, paint_of=paint, tiles_from=to_11)
+    assert _differing(a, b) > MAX_DIFFERING, _differing(a, b)
+
+
 def _live(data, options, diffs):
     """A source that received `diffs` one by one after `data`, and the GeoJSON it then holds."""
     source = mapcore.DataSource(**_snake(options))
