@@ -9,7 +9,8 @@ struct TilesetOptions: ParsableArguments {
     @Option(help: "Deepest zoom written (default: the source's maxZoom, at most 14).") var maxzoom: Int?
     @Flag(help: "Cluster points (supercluster, as a clustered GeoJSON source).") var cluster = false
     @Option(help: "Cluster radius in pixels of a 512-pixel tile.") var clusterRadius: Double?
-    @Option(help: "Deepest zoom that clusters points.") var clusterMaxZoom: Int?
+    @Option(help: "Deepest zoom that clusters points (default 17, MapLibre Native's, whatever --maxzoom).")
+    var clusterMaxZoom: Int?
     @Option(help: "Tile buffer in pixels of a 512-pixel tile.") var buffer: Int?
     @Option(help: "Simplification tolerance in pixels of a 512-pixel tile.") var tolerance: Double?
     @Flag(help: "Keep lines whole and write mapbox_clip_start/_end.") var lineMetrics = false
