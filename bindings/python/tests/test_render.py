@@ -92,8 +92,8 @@ def _render_both(pool, data, kinds, bbox, source_options=None, tiles_from=None, 
     source_options = source_options or {}
     geojson_source = {"type": "geojson", "data": data}
     geojson_source.update({k: v for k, v in source_options.items() if k in
-                           ("cluster", "clusterRadius", "clusterMaxZoom", "maxzoom", "buffer", "tolerance",
-                            "lineMetrics")})
+                           ("cluster", "clusterRadius", "clusterMaxZoom", "clusterMinPoints", "clusterProperties",
+                            "maxzoom", "buffer", "tolerance", "lineMetrics")})
     if tiles_from is None:
         tiles_from = mapcore.DataSource(**_snake(source_options))
         tiles_from.add(data)
@@ -111,6 +111,7 @@ def _render_both(pool, data, kinds, bbox, source_options=None, tiles_from=None, 
 
 def _snake(options):
     names = {"cluster": "cluster", "clusterRadius": "cluster_radius", "clusterMaxZoom": "cluster_max_zoom",
+             "clusterMinPoints": "cluster_min_points", "clusterProperties": "cluster_properties",
              "maxzoom": "max_zoom", "buffer": "buffer", "tolerance": "tolerance", "lineMetrics": "line_metrics"}
     return {names[k]: v for k, v in options.items()}
 
@@ -278,6 +279,60 @@ def test_a_fractional_cluster_radius_renders_as_maplibre_renders_it(pool, radius
                         source_options={"cluster": True, "clusterRadius": radius}, paint_of=paint)
     assert _drawn(a) > 0.005
     assert _differing(a, b) <= MAX_DIFFERING
+
+
+# A sum and a maximum, and the ranks (digits) concatenated in the order the points are folded.
+AGGREGATES = {"sum": ["+", ["get", "scalerank"]], "max": ["max", ["get", "scalerank"]],
+              "ranks": [["concat", ["accumulated"], ["get", "ranks"]], ["to-string", ["get", "scalerank"]]]}
+LAST_RANK = ["slice", ["get", "ranks"], ["-", ["length", ["get", "ranks"]], 1]]
+AGGREGATE_PAINT = {"circle": {
+    "circle-color": ["case", ["has", "point_count"],
+                     ["step", ["get", "max"], "#1b9e77", 3, "#d95f02", 6, "#7570b3"], "#333333"],
+    "circle-opacity": 0.6,
+    "circle-radius": ["case", ["has", "point_count"], ["min", 30, ["+", 4, ["/", ["get", "sum"], 2]]], 3],
+    "circle-stroke-width": 3,
+    "circle-stroke-color": ["case", ["has", "point_count"],
+                            ["match", LAST_RANK, ["0", "1", "2"], "#e41a1c", ["3", "4"], "#377eb8", ["5", "6"],
+                             "#4daf4a", "#ff7f00"], "#000000"]}}
+
+
+def _ranked_clumps():
+    """_clumps() with a scalerank from 0 to 9 on each point."""
+    clumps = _clumps()
+    for k, f in enumerate(clumps["features"]):
+        f["properties"] = {"scalerank": k * 7 % 10}
+    return clumps
+
+
+@pytest.mark.parametrize("data,view", [("places", "world"), ("places", "pacific"), ("clumps", "region"),
+                                       ("clumps", "city")])
+def test_cluster_properties_and_min_points_render_as_maplibre_renders_them(pool, data, view):
+    """clusterProperties (a sum and a maximum of scalerank, and the ranks in folding order) and
+    clusterMinPoints 3, drawn by the aggregates: MapLibre Native maps and folds them in its own order
+    (its KD tree's), and leaves groups of two unclustered. Controls, which must differ: tiles of
+    clusters of two or more; on the clumps, supercluster JS's (geojson-vt compatibility), whose
+    folds run in another order."""
+    features = LOCATED_PLACES if data == "places" else _ranked_clumps()
+    bbox = {"world": (-180, -80, 180, 80), "pacific": (100, -50, 180, 10), **CLUMP_VIEWS}[view]
+    options = {"cluster": True, "clusterRadius": 50, "clusterMinPoints": 3, "clusterProperties": AGGREGATES}
+    source = mapcore.DataSource(**_snake(options))
+    source.add(features)
+    clusters = [f["properties"] for f in source.clusters((-180, -85, 180, 85), 1) if "point_count" in f["properties"]]
+    # The paint reads the aggregates, so a tile without them could not draw the same.
+    assert clusters and all(c["point_count"] >= 3 and c["sum"] >= c["max"] >= 0 for c in clusters)
+    assert all(len(c["ranks"]) == c["point_count"] for c in clusters)
+    a, b = _render_both(pool, features, ("circle",), bbox, source_options=options, paint_of=AGGREGATE_PAINT,
+                        tiles_from=source)
+    assert _drawn(a) > 0.005
+    assert _differing(a, b) <= MAX_DIFFERING
+    controls = [mapcore.DataSource(cluster=True, cluster_radius=50, cluster_properties=AGGREGATES)]
+    if data == "clumps":
+        controls.append(mapcore.DataSource(**_snake(options), tile_compatibility="geojson-vt"))
+    for control in controls:
+        control.add(features)
+        a, b = _render_both(pool, features, ("circle",), bbox, source_options=options, paint_of=AGGREGATE_PAINT,
+                            tiles_from=control)
+        assert _differing(a, b) > MAX_DIFFERING, _differing(a, b)
 
 
 SHALLOW_CLUMP_VIEWS = {"z12": (-74.03, 40.72, -73.93, 40.78), "z13": (-74.0, 40.74, -73.96, 40.76)}
