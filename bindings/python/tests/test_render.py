@@ -152,6 +152,29 @@ def test_the_source_maxzoom_renders_as_maplibre_renders_it(pool, view):
     assert _differing(a, b) <= MAX_DIFFERING
 
 
+THICK_PAINT = {"fill": {"fill-color": "#3366cc", "fill-opacity": 0.6},
+               "line": {"line-color": "#aa0000", "line-width": 8, "line-opacity": 0.5}}
+
+
+@pytest.mark.parametrize("options,view", [({"tolerance": 3}, "country"), ({"tolerance": 3}, "states"),
+                                          ({"buffer": 0}, "states"), ({"buffer": 0}, "city"),
+                                          ({"buffer": 4}, "city")])
+def test_buffer_and_tolerance_render_as_maplibre_renders_them(pool, options, view):
+    """A source's tolerance and buffer, in pixels of 512-pixel tiles, reach geojson-vt as MapLibre
+    Native passes them (times 16, on tiles 8192 wide): simplified outlines, and thick translucent
+    lines cut at tile edges with no or little buffer. Tiles with the default options are the
+    control, which must differ."""
+    a, b = _render_both(pool, US_STATES, ("fill", "line"), VIEWS[view], source_options=options,
+                        paint_of=THICK_PAINT)
+    assert _drawn(a) > 0.05
+    assert _differing(a, b) <= MAX_DIFFERING
+    defaults = mapcore.DataSource()
+    defaults.add(US_STATES)
+    a, b = _render_both(pool, US_STATES, ("fill", "line"), VIEWS[view], source_options=options,
+                        paint_of=THICK_PAINT, tiles_from=defaults)
+    assert _differing(a, b) > MAX_DIFFERING, _differing(a, b)
+
+
 def _state_outlines():
     features = []
     for f in US_STATES["features"]:
