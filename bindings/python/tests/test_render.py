@@ -175,6 +175,41 @@ def test_buffer_and_tolerance_render_as_maplibre_renders_them(pool, options, vie
     assert _differing(a, b) > MAX_DIFFERING, _differing(a, b)
 
 
+def _natural_earth():
+    """Natural Earth's 1:10m countries, which `make test-deps` puts in MAPCORE_TEST_DATA
+    (bench/natural_earth.py)."""
+    path = Path(os.environ.get("MAPCORE_TEST_DATA", ROOT / "build" / "data")) / "ne_10m_admin_0_countries.geojson"
+    assert path.exists(), f"{path} is missing: make test-deps (or python3 bench/natural_earth.py DIR) makes it"
+    return json.loads(path.read_text())
+
+
+@pytest.fixture(scope="module")
+def countries():
+    """The countries, and data sources of them in both compatibilities (built once for every view)."""
+    data = _natural_earth()
+    sources = {c: mapcore.DataSource(tile_compatibility=c) for c in ("maplibre-native", "geojson-vt")}
+    for source in sources.values():
+        source.add(data)
+    return data, sources
+
+
+COUNTRY_VIEWS = {"world": (-180, -80, 180, 80), "europe": (-12, 35, 30, 62), "fiji": (172, -22, 180, -12),
+                 "chukotka": (170, 60, 180, 72), "norway": (4, 58, 12, 63), "antarctica": (-180, -85, 180, -60)}
+
+
+@pytest.mark.parametrize("view", COUNTRY_VIEWS)
+def test_natural_earth_renders_as_maplibre_renders_it(pool, countries, view):
+    """A real dataset: Natural Earth's 1:10m countries (547,488 positions, holes, countries split at
+    the antimeridian, Antarctica to the pole), fills and outlines. geojson-vt JS's tiles (its
+    tie-break, rewound rings, MVT version 2) are the control, which must differ."""
+    data, sources = countries
+    a, b = _render_both(pool, data, ("fill", "line"), COUNTRY_VIEWS[view], tiles_from=sources["maplibre-native"])
+    assert _drawn(a) > 0.01
+    assert _differing(a, b) <= MAX_DIFFERING
+    a, b = _render_both(pool, data, ("fill", "line"), COUNTRY_VIEWS[view], tiles_from=sources["geojson-vt"])
+    assert _differing(a, b) > MAX_DIFFERING, _differing(a, b)
+
+
 def _state_outlines():
     features = []
     for f in US_STATES["features"]:
