@@ -41,7 +41,10 @@ def countries_10m(data: Path) -> Path:
     collection = {"type": "FeatureCollection", "features": [
         {"type": "Feature", "properties": {k: v for k, v in zip(names, r.record) if k in KEEP},
          "geometry": r.shape.__geo_interface__} for r in reader.shapeRecords()]}
-    path.write_text(json.dumps(collection))
+    # Written aside and renamed, so that an interrupted run leaves no partial file to be taken as made.
+    partial = path.with_suffix(".partial")
+    partial.write_text(json.dumps(collection))
+    partial.replace(path)
     return path
 
 
